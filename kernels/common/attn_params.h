@@ -1,0 +1,39 @@
+// POD parameters shared by every attention kernel (GPU and CPU). Plain C++ so that host code
+// compiled by g++ and device code compiled by nvcc see the same struct.
+//
+// Tensors: Q [B, H, T_q, D], K/V [B, H_kv, T_k, D], O like Q, in fp16 or bf16 (or fp32 on the
+// CPU target), addressed through element strides so both bhsd and bshd layouts work; the last
+// dim is contiguous. LSE is float32 [B, H, T_q], contiguous, natural-log logsumexp of the
+// scaled scores of each row.
+//
+// Causal masking aligns bottom-right (flash-attention >= 2.1): query row i may attend key j
+// when j <= i + (T_k - T_q). A row with no visible key (possible when T_q > T_k) outputs
+// zeros and LSE = -inf.
+#pragma once
+
+#include <cstdint>
+
+namespace fa2b {
+
+enum class KernelDType : int { fp16 = 0, bf16 = 1, fp32 = 2 };
+
+struct AttnParams {
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const void* v = nullptr;
+  void* o = nullptr;
+  float* lse = nullptr;  // may be null when a backend does not produce it
+
+  std::int64_t q_batch_stride = 0, q_head_stride = 0, q_row_stride = 0;
+  std::int64_t k_batch_stride = 0, k_head_stride = 0, k_row_stride = 0;
+  std::int64_t v_batch_stride = 0, v_head_stride = 0, v_row_stride = 0;
+  std::int64_t o_batch_stride = 0, o_head_stride = 0, o_row_stride = 0;
+
+  int B = 0, H = 0, H_kv = 0;  // H % H_kv == 0; query head h reads kv head h / (H / H_kv)
+  int T_q = 0, T_k = 0, D = 0;
+  float scale = 1.0f;  // softmax scale, usually 1/sqrt(D)
+  bool causal = false;
+  KernelDType dtype = KernelDType::fp16;
+};
+
+}  // namespace fa2b

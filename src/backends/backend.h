@@ -1,0 +1,55 @@
+// One interface for every backend, GPU or CPU. The runner owns the inputs and outputs; a
+// backend owns its workspace (allocated through the tracker in prepare) and the timed region.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/attn_params.h"
+#include "core/case.h"
+#include "runtime/memory_tracker.h"
+
+namespace fa2b {
+
+// What the runner knows about the place a case runs on.
+struct TargetInfo {
+  bool cuda = false;
+  int cc_major = 0, cc_minor = 0;  // CUDA devices only
+  std::int64_t memory_bytes = 0;
+  int cpu_threads = 1;
+};
+
+struct Support {
+  bool ok = true;
+  std::string reason;
+  static Support yes() { return {true, {}}; }
+  static Support no(std::string why) { return {false, std::move(why)}; }
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;
+  virtual bool on_device() const = 0;
+  virtual Support supports(const Case& c, const TargetInfo& t) const = 0;
+  // Allocate workspace, build plans. Called once per case, outside the timed region.
+  virtual void prepare(const Case&, const AttnParams&, MemoryTracker&) {}
+  // The timed region. `stream` is a cudaStream_t for device backends, null for CPU ones.
+  virtual void run(const AttnParams& p, void* stream) = 0;
+  // Free what prepare() allocated.
+  virtual void release() {}
+};
+
+// Every backend name this build knows, GPU ones included even when built without CUDA.
+const std::vector<std::string>& known_backend_names();
+bool is_device_backend(std::string_view name);
+// The CPU backend that stands in for a GPU backend on the CPU target ("fa2" -> "cpu-flash");
+// empty when there is none.
+std::string cpu_counterpart(std::string_view name);
+// nullptr when the name is unknown or the backend is not compiled into this build.
+std::unique_ptr<Backend> make_backend(std::string_view name);
+
+}  // namespace fa2b

@@ -1,0 +1,78 @@
+// Sweep configs: parse, validate (errors carry a JSON pointer), expand grids into cases.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/case.h"
+
+namespace fa2b {
+
+// Which cases a check (or filter) applies to: axis -> accepted values. Axes: backend (matches
+// a case's role or backend name), sweep, B, H, H_kv, T (T_q == T_k == value), T_q, T_k, D,
+// dtype, causal, layout. An empty selector matches every case.
+struct Selector {
+  std::map<std::string, std::vector<nlohmann::json>> match;
+  bool matches(const Case& c) const;
+};
+
+struct CheckSpec {
+  std::string name;
+  std::string kind;     // threshold | ratio | growth | status | plan | accuracy_rule
+  std::string pointer;  // JSON pointer of the check in the config, for messages
+  Selector select;
+  std::string metric;  // threshold, ratio, growth, plan, accuracy_rule
+  std::string op;      // "<", "<=", ">", ">=", "==" (threshold, ratio, growth, plan)
+  double value = 0;
+  // ratio: metric(numerator case) / metric(denominator case) on otherwise equal shapes.
+  std::string numerator, denominator;
+  // growth: metric at axis == to over metric at axis == from, other parameters equal.
+  std::string axis;
+  double from = 0, to = 0;
+  // status: every selected case has this status.
+  std::string expect;
+  // plan: optional second plan metric to divide by (e.g. flash_state / score_matrix).
+  std::string divide_by;
+  // accuracy_rule: metric(case) <= factor * metric(baseline backend, same shape) + atol.
+  std::string baseline;
+  double factor = 2.0, atol = 1e-5;
+};
+
+struct Config {
+  std::string path;        // where it came from ("<built-in quickstart>" for the default)
+  std::string sha256;      // of the canonical JSON text (json::dump()) of `raw`
+  nlohmann::json raw;      // the config after --set/--backends overrides
+  std::string name, description;
+  MeasureSettings defaults;
+  std::vector<Case> cases;  // expanded, filtered, in config order
+  std::vector<CheckSpec> checks;
+};
+
+// Thrown for any config problem; every message is "<json pointer>: <what is wrong>".
+class ConfigError : public std::runtime_error {
+ public:
+  explicit ConfigError(std::vector<std::string> messages);
+  const std::vector<std::string>& messages() const { return messages_; }
+
+ private:
+  std::vector<std::string> messages_;
+};
+
+struct ConfigOverrides {
+  std::vector<std::string> set;       // "grid.T=[1024,2048]", "measure.max_samples=5"
+  std::vector<std::string> backends;  // replaces every sweep's backend list when non-empty
+};
+
+Config parse_config(const nlohmann::json& raw, const std::string& path,
+                    const ConfigOverrides& overrides = {});
+// Reads and parses a file; JSON syntax errors become a ConfigError naming line and column.
+Config load_config(const std::string& path, const ConfigOverrides& overrides = {});
+// The built-in quickstart sweep (used when `sweep` gets no --config).
+nlohmann::json quickstart_config_json();
+
+std::string sha256_hex(const std::string& bytes);
+
+}  // namespace fa2b

@@ -1,0 +1,71 @@
+#include "core/case.h"
+
+#include <fmt/format.h>
+
+namespace fa2b {
+
+std::string_view to_string(DType d) {
+  switch (d) {
+    case DType::fp16: return "fp16";
+    case DType::bf16: return "bf16";
+    case DType::fp32: return "fp32";
+  }
+  return "?";
+}
+std::string_view to_string(Layout l) { return l == Layout::bhsd ? "bhsd" : "bshd"; }
+std::string_view to_string(Mode) { return "fwd"; }
+std::string_view to_string(InputDist d) {
+  switch (d) {
+    case InputDist::normal: return "normal";
+    case InputDist::uniform: return "uniform";
+    case InputDist::large: return "large";
+    case InputDist::nan: return "nan";
+  }
+  return "?";
+}
+
+std::optional<DType> parse_dtype(std::string_view s) {
+  if (s == "fp16") return DType::fp16;
+  if (s == "bf16") return DType::bf16;
+  if (s == "fp32") return DType::fp32;
+  return std::nullopt;
+}
+std::optional<Layout> parse_layout(std::string_view s) {
+  if (s == "bhsd") return Layout::bhsd;
+  if (s == "bshd") return Layout::bshd;
+  return std::nullopt;
+}
+std::optional<Mode> parse_mode(std::string_view s) {
+  if (s == "fwd") return Mode::fwd;
+  return std::nullopt;
+}
+std::optional<InputDist> parse_input_dist(std::string_view s) {
+  if (s == "normal") return InputDist::normal;
+  if (s == "uniform") return InputDist::uniform;
+  if (s == "large") return InputDist::large;
+  if (s == "nan") return InputDist::nan;
+  return std::nullopt;
+}
+int dtype_bytes(DType d) { return d == DType::fp32 ? 4 : 2; }
+
+std::string Case::shape_key() const {
+  std::string s = fmt::format("B{}-H{}", B, H);
+  if (H_kv != H) s += fmt::format("-Hkv{}", H_kv);
+  if (T_q == T_k) {
+    s += fmt::format("-T{}", T_q);
+  } else {
+    s += fmt::format("-Tq{}-Tk{}", T_q, T_k);
+  }
+  s += fmt::format("-D{}/{}/{}", D, to_string(dtype), causal ? "causal" : "full");
+  if (layout != Layout::bhsd) s += fmt::format("/{}", to_string(layout));
+  return s;
+}
+
+std::string Case::id() const { return fmt::format("{}/{}", backend, shape_key()); }
+
+Strides tensor_strides(Layout layout, std::int64_t heads, std::int64_t seq, std::int64_t dim) {
+  if (layout == Layout::bhsd) return {heads * seq * dim, seq * dim, dim};
+  return {seq * heads * dim, dim, heads * dim};
+}
+
+}  // namespace fa2b

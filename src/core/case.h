@@ -1,0 +1,64 @@
+// A single benchmark case: one backend on one attention shape. Pure host data.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace fa2b {
+
+enum class DType { fp16, bf16, fp32 };
+enum class Layout { bhsd, bshd };
+enum class Mode { fwd };
+enum class InputDist { normal, uniform, large, nan };
+
+std::string_view to_string(DType);
+std::string_view to_string(Layout);
+std::string_view to_string(Mode);
+std::string_view to_string(InputDist);
+std::optional<DType> parse_dtype(std::string_view);
+std::optional<Layout> parse_layout(std::string_view);
+std::optional<Mode> parse_mode(std::string_view);
+std::optional<InputDist> parse_input_dist(std::string_view);
+int dtype_bytes(DType);
+
+// How a case is measured. Defaults come from the config's "measure" block; a sweep may
+// override them.
+struct MeasureSettings {
+  int warmup = 3;
+  int min_samples = 10;
+  int max_samples = 100;
+  double target_rel_spread = 0.02;  // (p90 - p10) / median
+  double max_time_s = 5.0;          // per case, timed samples only
+  std::uint64_t seed = 42;
+  bool l2_flush = true;
+  int verify_rows = 256;  // float64 reference rows per case (all rows when fewer)
+  InputDist inputs = InputDist::normal;
+};
+
+struct Case {
+  std::string sweep;    // name of the sweep that produced the case
+  std::string backend;  // backend that runs it (e.g. "cpu-flash")
+  std::string role;     // backend named in the config (e.g. "fa2"); equals backend unless mapped
+  std::int64_t B = 1, H = 1, H_kv = 1, T_q = 1, T_k = 1, D = 64;
+  DType dtype = DType::fp16;
+  bool causal = false;
+  Layout layout = Layout::bhsd;
+  Mode mode = Mode::fwd;
+  MeasureSettings measure;
+
+  // Stable identity used to match cases across result files, e.g.
+  // "fa2/B1-H32-T2048-D128/fp16/causal"; T_q != T_k, H_kv != H and bshd add their own tags.
+  std::string id() const;
+  // The shape part of the id only ("B1-H32-T2048-D128/fp16/causal").
+  std::string shape_key() const;
+};
+
+// Element strides of one tensor (B, H, T, D) for a layout; the innermost dim is contiguous.
+struct Strides {
+  std::int64_t b, h, t;
+};
+Strides tensor_strides(Layout, std::int64_t heads, std::int64_t seq, std::int64_t dim);
+
+}  // namespace fa2b

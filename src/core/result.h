@@ -1,0 +1,83 @@
+// What a sweep produces: per-case measurements, check verdicts, and the context block.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/case.h"
+
+namespace fa2b {
+
+enum class Status { ok, unsupported, oom, error, timeout };
+std::string_view to_string(Status);
+std::optional<Status> parse_status(std::string_view);
+
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+struct TimeStats {
+  double median = kNaN, mean = kNaN, min = kNaN, max = kNaN, p10 = kNaN, p90 = kNaN,
+         stdev = kNaN;
+  int n = 0;
+  double first_ms = kNaN;  // the very first launch (cold: module load, caches)
+};
+
+struct MemoryStats {
+  std::int64_t peak_bytes = 0;       // tracked peak during the case, inputs included
+  std::int64_t workspace_bytes = 0;  // peak beyond Q, K, V, O, LSE
+  std::int64_t predicted_bytes = 0;  // shape algebra's prediction of peak_bytes
+  std::int64_t requested_bytes = 0;  // for status "oom": the allocation that failed
+};
+
+struct Accuracy {
+  bool checked = false;
+  double max_abs_err = kNaN, mean_abs_err = kNaN, rel_l2_err = kNaN;
+  std::int64_t nonfinite = 0;     // non-finite elements in the whole output
+  std::int64_t rows_checked = 0;  // query rows compared with the float64 reference
+};
+
+struct CaseResult {
+  Case c;
+  std::string target;  // "cuda" or "cpu"
+  Status status = Status::ok;
+  std::string reason;  // why unsupported / oom / error
+  TimeStats time;
+  double flops = 0;      // by flash-attention's convention
+  double tflops = kNaN;  // flops / median time
+  double gbps = kNaN;    // minimal bytes (inputs once, outputs once) / median time
+  MemoryStats memory;
+  Accuracy accuracy;
+};
+
+enum class VerdictKind { pass, fail, error };
+std::string_view to_string(VerdictKind);
+
+struct Verdict {
+  std::string name;
+  std::string kind;  // check kind: threshold, ratio, growth, status, plan, accuracy_rule
+  VerdictKind verdict = VerdictKind::error;
+  double measured = kNaN;
+  std::string threshold;  // human-readable bound, e.g. "< 0.001"
+  std::string detail;     // one line: what was compared, or why it could not be
+};
+
+inline constexpr const char* kResultsSchema = "fa2bench/results/1";
+
+struct ResultSet {
+  std::string schema = kResultsSchema;
+  nlohmann::json tool;    // version, git, build
+  nlohmann::json host;    // hostname, cpu threads, os
+  nlohmann::json device;  // device block (GPU or CPU)
+  std::string target;     // "cuda" or "cpu"
+  std::string config_path;
+  std::string config_sha256;
+  nlohmann::json config_echo;
+  std::vector<CaseResult> cases;
+  std::vector<Verdict> checks;
+  bool interrupted = false;
+  double wall_s = 0;
+};
+
+}  // namespace fa2b

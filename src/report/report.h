@@ -1,0 +1,48 @@
+// Report writers (JSON, CSV, Markdown summary, JUnit, streaming JSONL) and the results loader.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "core/result.h"
+
+namespace fa2b {
+
+nlohmann::json to_json(const CaseResult& r);
+nlohmann::json to_json(const Verdict& v);
+nlohmann::json to_json(const ResultSet& rs);
+CaseResult case_result_from_json(const nlohmann::json& j);  // throws ResultsFileError
+ResultSet result_set_from_json(const nlohmann::json& j);    // throws ResultsFileError
+
+// A results file that cannot be used: message names the file and the place.
+class ResultsFileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+ResultSet load_results(const std::string& path);
+
+// Final files are written to "<path>.tmp" and renamed, so a crash never leaves half a file.
+void write_results_json(const ResultSet& rs, const std::string& path);
+void write_results_csv(const ResultSet& rs, const std::string& path);
+// Per shape: each backend's time, TFLOP/s and peak, with speedup and memory reduction
+// against `baseline` (a role or backend name), as the seed article's tables show them.
+void write_summary_md(const ResultSet& rs, const std::string& path,
+                      const std::string& baseline = "naive");
+void write_junit(const ResultSet& rs, const std::string& path);
+
+// Appends one case as one line and flushes, so an interrupted sweep keeps what it finished.
+class JsonlWriter {
+ public:
+  explicit JsonlWriter(const std::string& path);
+  ~JsonlWriter();
+  JsonlWriter(const JsonlWriter&) = delete;
+  JsonlWriter& operator=(const JsonlWriter&) = delete;
+  void append(const CaseResult& r);
+
+ private:
+  std::FILE* f_ = nullptr;
+};
+
+}  // namespace fa2b
