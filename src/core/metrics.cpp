@@ -1,0 +1,44 @@
+#include "core/metrics.h"
+
+#include <cmath>
+
+namespace fa2b {
+
+const std::vector<std::string>& measured_metric_names() {
+  static const std::vector<std::string> names = {
+      "time_median_ms", "time_mean_ms", "time_min_ms",   "time_max_ms",   "time_p10_ms",
+      "time_p90_ms",    "time_first_ms", "tflops",       "gbps",          "peak_bytes",
+      "workspace_bytes", "predicted_bytes", "max_abs_err", "mean_abs_err", "rel_l2_err",
+      "nonfinite"};
+  return names;
+}
+
+std::optional<double> metric_value(const CaseResult& r, std::string_view name) {
+  auto finite = [](double v) -> std::optional<double> {
+    if (std::isnan(v)) return std::nullopt;
+    return v;
+  };
+  // Predictions exist for every case, run or not.
+  if (name == "predicted_bytes") return static_cast<double>(r.memory.predicted_bytes);
+  if (r.status != Status::ok) return std::nullopt;
+  const TimeStats& t = r.time;
+  if (name == "time_median_ms") return finite(t.median);
+  if (name == "time_mean_ms") return finite(t.mean);
+  if (name == "time_min_ms") return finite(t.min);
+  if (name == "time_max_ms") return finite(t.max);
+  if (name == "time_p10_ms") return finite(t.p10);
+  if (name == "time_p90_ms") return finite(t.p90);
+  if (name == "time_first_ms") return finite(t.first_ms);
+  if (name == "tflops") return finite(r.tflops);
+  if (name == "gbps") return finite(r.gbps);
+  if (name == "peak_bytes") return static_cast<double>(r.memory.peak_bytes);
+  if (name == "workspace_bytes") return static_cast<double>(r.memory.workspace_bytes);
+  if (!r.accuracy.checked) return std::nullopt;
+  if (name == "max_abs_err") return r.accuracy.max_abs_err;  // may be inf: a real failure
+  if (name == "mean_abs_err") return finite(r.accuracy.mean_abs_err);
+  if (name == "rel_l2_err") return r.accuracy.rel_l2_err;
+  if (name == "nonfinite") return static_cast<double>(r.accuracy.nonfinite);
+  return std::nullopt;
+}
+
+}  // namespace fa2b

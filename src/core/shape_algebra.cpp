@@ -1,0 +1,86 @@
+#include "core/shape_algebra.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+
+namespace fa2b {
+namespace {
+
+std::int64_t tensor_elems(const Case& c, std::int64_t heads, std::int64_t seq) {
+  return c.B * heads * seq * c.D;
+}
+
+// Which memory model a backend follows: it materialises the score matrix or it streams.
+bool materialises_scores(std::string_view backend) {
+  return backend == "naive" || backend == "cpu-naive" || backend == "standard";
+}
+
+}  // namespace
+
+double attention_flops(const Case& c) {
+  const double f = 4.0 * static_cast<double>(c.B) * static_cast<double>(c.H) *
+                   static_cast<double>(c.T_q) * static_cast<double>(c.T_k) *
+                   static_cast<double>(c.D);
+  return c.causal ? f / 2.0 : f;
+}
+
+std::int64_t io_bytes(const Case& c) {
+  const std::int64_t e = dtype_bytes(c.dtype);
+  const std::int64_t qo = 2 * tensor_elems(c, c.H, c.T_q) * e;
+  const std::int64_t kv = 2 * tensor_elems(c, c.H_kv, c.T_k) * e;
+  const std::int64_t lse = c.B * c.H * c.T_q * 4;
+  return qo + kv + lse;
+}
+
+std::int64_t min_traffic_bytes(const Case& c) { return io_bytes(c); }
+
+std::int64_t score_matrix_bytes(const Case& c, int elem_bytes) {
+  return c.B * c.H * c.T_q * c.T_k * elem_bytes;
+}
+
+std::int64_t flash_state_bytes(const Case& c) { return 4 * c.B * c.H * c.T_q * (2 + c.D); }
+
+// Predicted peak of a case's tracked memory: the inputs and outputs, plus for materialising
+// backends S in float32 and P in the input dtype (each 256-byte aligned, as allocated).
+static std::int64_t predicted_peak_bytes(const Case& c) {
+  std::int64_t bytes = io_bytes(c);
+  if (materialises_scores(c.backend)) {
+    bytes += score_matrix_bytes(c, 4) + score_matrix_bytes(c, dtype_bytes(c.dtype));
+  }
+  return bytes;
+}
+
+const std::vector<std::string>& plan_metric_names() {
+  static const std::vector<std::string> names = {
+      "flops", "io_bytes", "score_matrix_bytes", "score_matrix_fp32_bytes", "flash_state_bytes",
+      "predicted_bytes"};
+  return names;
+}
+
+std::optional<double> plan_metric_value(const Case& c, std::string_view name) {
+  if (name == "flops") return attention_flops(c);
+  if (name == "io_bytes") return static_cast<double>(io_bytes(c));
+  if (name == "score_matrix_bytes")
+    return static_cast<double>(score_matrix_bytes(c, dtype_bytes(c.dtype)));
+  if (name == "score_matrix_fp32_bytes") return static_cast<double>(score_matrix_bytes(c, 4));
+  if (name == "flash_state_bytes") return static_cast<double>(flash_state_bytes(c));
+  if (name == "predicted_bytes") return static_cast<double>(predicted_peak_bytes(c));
+  return std::nullopt;
+}
+
+bool sizes_fit_int64(const Case& c, std::string* why) {
+  // The largest product a case implies is B*H*T_q*T_k*4 bytes of float32 scores.
+  const double biggest = static_cast<double>(c.B) * static_cast<double>(c.H) *
+                         static_cast<double>(c.T_q) *
+                         std::max(static_cast<double>(c.T_k), static_cast<double>(c.D)) * 8.0;
+  if (biggest < static_cast<double>(std::numeric_limits<std::int64_t>::max()) / 2) return true;
+  if (why) {
+    *why = fmt::format("B*H*T_q*T_k = {}*{}*{}*{} overflows 64-bit byte counts", c.B, c.H, c.T_q,
+                       c.T_k);
+  }
+  return false;
+}
+
+}  // namespace fa2b

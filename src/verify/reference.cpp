@@ -1,0 +1,152 @@
+#include "verify/reference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <thread>
+
+#include "common/input_gen.h"
+#include "common/numeric.h"
+
+namespace fa2b {
+namespace {
+
+KernelInputDist kernel_dist(InputDist d) { return static_cast<KernelInputDist>(static_cast<int>(d)); }
+
+float round_to_dtype(float x, DType dt) {
+  switch (dt) {
+    case DType::fp16: return fp16_to_float(float_to_fp16(x));
+    case DType::bf16: return bf16_to_float(float_to_bf16(x));
+    case DType::fp32: return x;
+  }
+  return x;
+}
+
+template <typename F>
+void parallel_for(std::int64_t n, F&& f) {
+  const std::int64_t threads =
+      std::max<std::int64_t>(1, std::min<std::int64_t>(n, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (std::int64_t t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      for (std::int64_t i = t; i < n; i += threads) f(i);
+    });
+  }
+  for (auto& th : pool) th.join();
+}
+
+}  // namespace
+
+std::vector<RowRef> sample_rows(const Case& c, int max_rows, std::uint64_t seed) {
+  std::vector<RowRef> rows;
+  const std::int64_t total = c.B * c.H * c.T_q;
+  if (total <= max_rows) {
+    for (std::int64_t b = 0; b < c.B; ++b)
+      for (std::int64_t h = 0; h < c.H; ++h)
+        for (std::int64_t i = 0; i < c.T_q; ++i) rows.push_back({b, h, i});
+    return rows;
+  }
+  // A few heads: first, last, and pseudo-random ones in between.
+  const std::int64_t heads_total = c.B * c.H;
+  const std::int64_t n_heads = std::min<std::int64_t>(heads_total, 4);
+  std::vector<std::int64_t> heads = {0, heads_total - 1};
+  std::uint64_t state = seed ^ 0x5bd1e995ull;
+  while (static_cast<std::int64_t>(heads.size()) < n_heads) {
+    state = splitmix64(state);
+    const auto cand = static_cast<std::int64_t>(state % static_cast<std::uint64_t>(heads_total));
+    if (std::find(heads.begin(), heads.end(), cand) == heads.end()) heads.push_back(cand);
+  }
+  if (n_heads == 1) heads.resize(1);
+  const std::int64_t per_head = std::max<std::int64_t>(2, max_rows / n_heads);
+  for (std::int64_t bh : heads) {
+    const std::int64_t b = bh / c.H, h = bh % c.H;
+    std::vector<std::int64_t> is = {0, c.T_q - 1};
+    while (static_cast<std::int64_t>(is.size()) < std::min(per_head, c.T_q)) {
+      state = splitmix64(state);
+      const auto cand = static_cast<std::int64_t>(state % static_cast<std::uint64_t>(c.T_q));
+      if (std::find(is.begin(), is.end(), cand) == is.end()) is.push_back(cand);
+    }
+    if (c.T_q == 1) is.resize(1);
+    std::sort(is.begin(), is.end());
+    for (std::int64_t i : is) rows.push_back({b, h, i});
+  }
+  return rows;
+}
+
+float stored_input(const Case& c, int tensor, std::int64_t b, std::int64_t h, std::int64_t t,
+                   std::int64_t d) {
+  const std::int64_t heads = tensor == 1 ? c.H : c.H_kv;
+  const std::int64_t seq = tensor == 1 ? c.T_q : c.T_k;
+  const auto index = static_cast<std::uint64_t>(((b * heads + h) * seq + t) * c.D + d);
+  const float x = input_value(c.measure.seed, static_cast<InputTensor>(tensor), index,
+                              kernel_dist(c.measure.inputs));
+  return round_to_dtype(x, c.dtype);
+}
+
+void reference_rows(const Case& c, const std::vector<RowRef>& rows, std::vector<double>& out,
+                    std::vector<double>& lse) {
+  const std::int64_t D = c.D;
+  out.assign(rows.size() * D, 0.0);
+  lse.assign(rows.size(), -std::numeric_limits<double>::infinity());
+  const double scale = 1.0 / std::sqrt(static_cast<double>(D));
+  const std::int64_t group = c.H / c.H_kv;
+  parallel_for(static_cast<std::int64_t>(rows.size()), [&](std::int64_t r) {
+    const RowRef& row = rows[r];
+    const std::int64_t hk = row.h / group;
+    // Bottom-right causal alignment: key j visible when j <= i + (T_k - T_q).
+    const std::int64_t last = c.causal ? std::min(c.T_k - 1, row.i + c.T_k - c.T_q) : c.T_k - 1;
+    if (last < 0) return;  // no visible key: zeros, lse = -inf
+    std::vector<double> q(D), s(last + 1);
+    for (std::int64_t d = 0; d < D; ++d) q[d] = stored_input(c, 1, row.b, row.h, row.i, d);
+    double m = -std::numeric_limits<double>::infinity();
+    for (std::int64_t j = 0; j <= last; ++j) {
+      double acc = 0;
+      for (std::int64_t d = 0; d < D; ++d) acc += q[d] * stored_input(c, 2, row.b, hk, j, d);
+      s[j] = acc * scale;
+      m = std::max(m, s[j]);
+    }
+    double l = 0;
+    for (std::int64_t j = 0; j <= last; ++j) {
+      s[j] = std::exp(s[j] - m);
+      l += s[j];
+    }
+    double* o = &out[r * D];
+    for (std::int64_t j = 0; j <= last; ++j) {
+      const double p = s[j] / l;
+      for (std::int64_t d = 0; d < D; ++d) o[d] += p * stored_input(c, 3, row.b, hk, j, d);
+    }
+    lse[r] = m + std::log(l);
+  });
+}
+
+Accuracy compare_rows(const Case& c, const std::vector<RowRef>& rows,
+                      const std::vector<double>& ref, const std::vector<float>& got) {
+  Accuracy a;
+  a.checked = true;
+  a.rows_checked = static_cast<std::int64_t>(rows.size());
+  double max_abs = 0, sum_abs = 0, diff2 = 0, ref2 = 0;
+  std::int64_t nonfinite = 0;
+  const std::size_t n = rows.size() * static_cast<std::size_t>(c.D);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double g = got[i];
+    if (!std::isfinite(g)) {
+      ++nonfinite;
+      max_abs = std::numeric_limits<double>::infinity();
+      continue;
+    }
+    const double e = std::abs(g - ref[i]);
+    max_abs = std::max(max_abs, e);
+    sum_abs += e;
+    diff2 += e * e;
+    ref2 += ref[i] * ref[i];
+  }
+  a.max_abs_err = max_abs;
+  const auto finite_n = static_cast<std::int64_t>(n) - nonfinite;
+  a.mean_abs_err = finite_n > 0 ? sum_abs / static_cast<double>(finite_n) : kNaN;
+  a.rel_l2_err = nonfinite > 0 ? std::numeric_limits<double>::infinity()
+                               : (ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2));
+  a.nonfinite = nonfinite;  // the runner replaces this with the whole-output count
+  return a;
+}
+
+}  // namespace fa2b
