@@ -1,0 +1,17 @@
+// Factories for the backends that run our own CUDA kernels.
+#pragma once
+
+#include <memory>
+
+#include "backends/backend.h"
+
+namespace fa2b {
+
+std::unique_ptr<Backend> make_naive_cuda_backend();
+std::unique_ptr<Backend> make_fa2_cuda_backend();
+
+// Shared gate for our kernels: compute capability 8.0+ and fp16/bf16 only.
+Support our_kernel_support(const Case& c, const TargetInfo& t, std::string_view backend);
+KernelDType kernel_dtype(DType d);
+
+}  // namespace fa2b

@@ -1,0 +1,35 @@
+#include <string>
+
+#include "backends/cuda/cuda_backends.h"
+#include "fa2/fa2_fwd.h"
+#include "runtime/cuda/cuda_check.h"
+
+namespace fa2b {
+namespace {
+
+class Fa2CudaBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "fa2"; }
+  bool on_device() const override { return true; }
+
+  Support supports(const Case& c, const TargetInfo& t) const override {
+    Support s = our_kernel_support(c, t, name());
+    if (!s.ok) return s;
+    AttnParams p;
+    p.dtype = kernel_dtype(c.dtype);
+    p.D = static_cast<int>(c.D);
+    std::string why;
+    if (!fa2_fwd_supported(p, &why)) return Support::no(why);
+    return Support::yes();
+  }
+
+  void run(const AttnParams& p, void* stream) override {
+    FA2B_CUDA_CHECK(fa2_fwd(p, static_cast<cudaStream_t>(stream)));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_fa2_cuda_backend() { return std::make_unique<Fa2CudaBackend>(); }
+
+}  // namespace fa2b

@@ -1,0 +1,26 @@
+#include <fmt/format.h>
+
+#include "backends/cuda/cuda_backends.h"
+
+namespace fa2b {
+
+KernelDType kernel_dtype(DType d) {
+  switch (d) {
+    case DType::fp16: return KernelDType::fp16;
+    case DType::bf16: return KernelDType::bf16;
+    case DType::fp32: return KernelDType::fp32;
+  }
+  return KernelDType::fp16;
+}
+
+Support our_kernel_support(const Case& c, const TargetInfo& t, std::string_view backend) {
+  if (!t.cuda) return Support::no(fmt::format("{} needs the cuda target", backend));
+  if (t.cc_major < 8) return Support::no("needs compute capability 8.0 or newer");
+  if (c.dtype == DType::fp32) {
+    return Support::no(fmt::format("fp32 is not supported by {} (use fp16 or bf16)", backend));
+  }
+  if (c.H % c.H_kv != 0) return Support::no("H must be a multiple of H_kv");
+  return Support::yes();
+}
+
+}  // namespace fa2b

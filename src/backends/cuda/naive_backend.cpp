@@ -1,0 +1,47 @@
+#include <string>
+
+#include "backends/cuda/cuda_backends.h"
+#include "naive/naive_attn.h"
+#include "runtime/cuda/cuda_check.h"
+
+namespace fa2b {
+namespace {
+
+class NaiveCudaBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "naive"; }
+  bool on_device() const override { return true; }
+
+  Support supports(const Case& c, const TargetInfo& t) const override {
+    Support s = our_kernel_support(c, t, name());
+    if (!s.ok) return s;
+    AttnParams p;
+    p.dtype = kernel_dtype(c.dtype);
+    p.D = static_cast<int>(c.D);
+    std::string why;
+    if (!naive_supported(p, &why)) return Support::no(why);
+    return Support::yes();
+  }
+
+  // S and P are the point of this backend: they are its workspace, tracked like any buffer.
+  void prepare(const Case&, const AttnParams& p, MemoryTracker& tracker) override {
+    workspace_ = TrackedBuffer(tracker, naive_workspace_bytes(p), "naive S and P");
+  }
+
+  void run(const AttnParams& p, void* stream) override {
+    FA2B_CUDA_CHECK(naive_attention(p, workspace_.get(), static_cast<cudaStream_t>(stream)));
+  }
+
+  void release() override { workspace_.reset(); }
+
+ private:
+  TrackedBuffer workspace_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_naive_cuda_backend() {
+  return std::make_unique<NaiveCudaBackend>();
+}
+
+}  // namespace fa2b

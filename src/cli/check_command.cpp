@@ -1,0 +1,65 @@
+#include <fmt/format.h>
+
+#include "checks/checks.h"
+#include "cli/commands.h"
+#include "cli/load_config_or_report.h"
+#include "cli/tables.h"
+#include "report/report.h"
+
+namespace fa2b {
+namespace {
+
+struct CheckArgs {
+  std::string results;
+  std::string config;
+  std::string junit;
+  std::string summary_md;
+};
+
+int run_check(const CheckArgs& a) {
+  ResultSet rs;
+  try {
+    rs = load_results(a.results);
+  } catch (const ResultsFileError& e) {
+    fmt::print(stderr, "fa2bench: {}\n", e.what());
+    return kExitUsage;
+  }
+  std::optional<Config> config;
+  if (!a.config.empty()) {
+    config = load_config_or_report(a.config, {});
+  } else {
+    try {
+      config = parse_config(rs.config_echo, rs.config_path + " (echo in " + a.results + ")");
+    } catch (const ConfigError& e) {
+      fmt::print(stderr, "fa2bench: {}: the config echoed in it does not parse:\n", a.results);
+      for (const std::string& m : e.messages()) fmt::print(stderr, "  {}\n", m);
+    }
+  }
+  if (!config) return kExitUsage;
+  rs.checks = evaluate_checks(config->checks, rs.cases);
+  if (!a.junit.empty()) write_junit(rs, a.junit);
+  if (!a.summary_md.empty()) write_summary_md(rs, a.summary_md);
+  fmt::print("checks of {} on {} ({} cases)\n", config->path, a.results, rs.cases.size());
+  print_verdict_table(rs.checks);
+  return verdict_exit_code(rs.checks);
+}
+
+}  // namespace
+
+void add_check_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<CheckArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "check",
+      "Re-evaluate checks on a saved results.json, e.g. to gate CI on results produced on a\n"
+      "GPU machine. Uses the config echoed in the results unless --config is given.\n\n"
+      "Example:  fa2bench check results/h200/seed_notebook/results.json");
+  cmd->add_option("results", args->results, "results.json written by fa2bench sweep")
+      ->required();
+  cmd->add_option("--config,-c", args->config, "Take the checks from this config instead")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--junit", args->junit, "Write the verdicts as JUnit XML here");
+  cmd->add_option("--summary-md", args->summary_md, "Write a Markdown summary here");
+  cmd->callback([args, &exit_code] { exit_code = run_check(*args); });
+}
+
+}  // namespace fa2b

@@ -1,0 +1,85 @@
+#include <fmt/format.h>
+
+#include "checks/checks.h"
+#include "cli/commands.h"
+#include "cli/load_config_or_report.h"
+#include "cli/tables.h"
+#include "core/shape_algebra.h"
+#include "runtime/device_info.h"
+
+namespace fa2b {
+namespace {
+
+struct PlanArgs {
+  std::string config;
+  std::string memory;
+  std::vector<std::string> set;
+  std::vector<std::string> backends;
+};
+
+int run_plan(const PlanArgs& a) {
+  const auto config = load_config_or_report(a.config, ConfigOverrides{a.set, a.backends});
+  if (!config) return kExitUsage;
+
+  std::int64_t memory = 0;
+  std::string memory_from;
+  if (!a.memory.empty()) {
+    const auto m = parse_size(a.memory);
+    if (!m) {
+      fmt::print(stderr, "fa2bench: --memory {}: expected a size like 80GiB\n", a.memory);
+      return kExitUsage;
+    }
+    memory = *m;
+    memory_from = "--memory";
+  } else {
+    std::string why;
+    const auto gpus = list_gpus(&why);
+    if (!gpus.empty()) {
+      memory = gpus.front().memory_bytes;
+      memory_from = gpus.front().name;
+    } else {
+      memory = std::int64_t{80} << 30;
+      memory_from = "default, no GPU found";
+    }
+  }
+
+  fmt::print("plan for {} ({} cases), memory {} ({})\n", config->path, config->cases.size(),
+             human_bytes(static_cast<double>(memory)), memory_from);
+  fmt::print("{:<11} {:<40} {:>10} {:>10} {:>11} {:>11} {:>11} {:>6}\n", "backend", "shape",
+             "GFLOP", "inputs", "S (dtype)", "flash m,l,O", "predicted", "fits");
+  for (const Case& c : config->cases) {
+    const auto predicted = static_cast<std::int64_t>(*plan_metric_value(c, "predicted_bytes"));
+    fmt::print("{:<11} {:<40} {:>10.1f} {:>10} {:>11} {:>11} {:>11} {:>6}\n", c.backend,
+               c.shape_key(), attention_flops(c) / 1e9, human_bytes(static_cast<double>(io_bytes(c))),
+               human_bytes(static_cast<double>(score_matrix_bytes(c, dtype_bytes(c.dtype)))),
+               human_bytes(static_cast<double>(flash_state_bytes(c))),
+               human_bytes(static_cast<double>(predicted)), predicted <= memory ? "yes" : "NO");
+  }
+  fmt::print("\nFLOPs: forward 4*B*H*T_q*T_k*D, halved when causal. S: the T_q x T_k score matrix\n"
+             "of every (batch, head) at the input dtype. predicted: tracked peak (inputs, outputs,\n"
+             "LSE; naive adds S in fp32 and P in the input dtype).\n");
+  const std::vector<Verdict> verdicts = evaluate_plan_checks(config->checks, config->cases);
+  print_verdict_table(verdicts);
+  return verdict_exit_code(verdicts);
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<PlanArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "plan",
+      "The shape algebra of a config without running anything: per case FLOPs, input bytes,\n"
+      "the score matrix a materialising backend needs, flash's running state, the predicted\n"
+      "peak and whether it fits in --memory; then the config's `plan` checks.\n\n"
+      "Example:  fa2bench plan --config configs/seed_article.json --memory 80GiB");
+  cmd->add_option("--config,-c", args->config, "Sweep config (JSON); default: built-in quickstart")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--memory", args->memory,
+                  "Memory to fit in (default: the local GPU's memory, else 80GiB)");
+  cmd->add_option("--set", args->set, "Override a config value (as in sweep)");
+  cmd->add_option("--backends", args->backends, "Replace every sweep's backends")->delimiter(',');
+  cmd->callback([args, &exit_code] { exit_code = run_plan(*args); });
+}
+
+}  // namespace fa2b

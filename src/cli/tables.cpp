@@ -1,0 +1,62 @@
+#include "cli/tables.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "cli/commands.h"
+
+namespace fa2b {
+
+std::string human_bytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (std::abs(bytes) >= 1024 && u < 4) {
+    bytes /= 1024;
+    ++u;
+  }
+  return u == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.1f} {}", bytes, units[u]);
+}
+
+static std::string num(double v, const char* spec) {
+  if (std::isnan(v)) return "-";
+  return fmt::format(fmt::runtime(spec), v);
+}
+
+void print_case_table(const std::vector<CaseResult>& cases) {
+  fmt::print("\n{:<11} {:<40} {:<11} {:>10} {:>9} {:>11} {:>10}\n", "backend", "shape",
+             "status", "median ms", "TFLOP/s", "peak", "max err");
+  for (const CaseResult& r : cases) {
+    const bool ok = r.status == Status::ok;
+    fmt::print("{:<11} {:<40} {:<11} {:>10} {:>9} {:>11} {:>10}\n", r.c.backend,
+               r.c.shape_key(), to_string(r.status), ok ? num(r.time.median, "{:.4g}") : "-",
+               ok ? num(r.tflops, "{:.1f}") : "-",
+               ok ? human_bytes(static_cast<double>(r.memory.peak_bytes)) : "-",
+               ok && r.accuracy.checked ? num(r.accuracy.max_abs_err, "{:.2e}") : "-");
+    if (!ok && !r.reason.empty()) fmt::print("    {}\n", r.reason);
+  }
+}
+
+void print_verdict_table(const std::vector<Verdict>& verdicts) {
+  if (verdicts.empty()) {
+    fmt::print("\nno checks in this config\n");
+    return;
+  }
+  fmt::print("\n{:<6} {:<44} {:>12} {:>12}\n", "check", "name", "measured", "threshold");
+  for (const Verdict& v : verdicts) {
+    fmt::print("{:<6} {:<44} {:>12} {:>12}\n", to_string(v.verdict), v.name,
+               num(v.measured, "{:.4g}"), v.threshold);
+    if (v.verdict != VerdictKind::pass && !v.detail.empty()) fmt::print("    {}\n", v.detail);
+  }
+  int pass = 0;
+  for (const Verdict& v : verdicts) pass += v.verdict == VerdictKind::pass ? 1 : 0;
+  fmt::print("{} of {} checks passed\n", pass, verdicts.size());
+}
+
+int verdict_exit_code(const std::vector<Verdict>& verdicts) {
+  for (const Verdict& v : verdicts)
+    if (v.verdict != VerdictKind::pass) return kExitCheckFailed;
+  return kExitOk;
+}
+
+}  // namespace fa2b

@@ -1,0 +1,16 @@
+// Compact terminal tables printed at the end of a command.
+#pragma once
+
+#include <vector>
+
+#include "core/result.h"
+
+namespace fa2b {
+
+void print_case_table(const std::vector<CaseResult>& cases);
+void print_verdict_table(const std::vector<Verdict>& verdicts);
+// 0 when every verdict passed, 1 otherwise.
+int verdict_exit_code(const std::vector<Verdict>& verdicts);
+std::string human_bytes(double bytes);
+
+}  // namespace fa2b

@@ -1,0 +1,39 @@
+// fa2bench: benchmark exact attention kernels (naive vs FlashAttention-2 and peers).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "build_info.h"
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "fa2bench: how fast, how much memory, how exact? FlashAttention-2 against standard\n"
+      "attention on your GPU (or the CPU target when there is none).\n\n"
+      "Exit codes: 0 every check passed; 1 a check failed; 2 usage or config error (nothing\n"
+      "ran); 3 runtime failure (no usable device, a CUDA error that aborted the sweep).\n\n"
+      "Start with:  fa2bench sweep            (built-in quickstart sweep)\n"
+      "             fa2bench plan --config configs/seed_notebook.json",
+      "fa2bench"};
+  app.set_version_flag("--version",
+                       fmt::format("fa2bench {} (git {}, {})", FA2BENCH_VERSION, FA2BENCH_GIT,
+                                   FA2BENCH_BUILD_TYPE));
+  app.require_subcommand(1);
+  int exit_code = fa2b::kExitOk;
+  fa2b::add_sweep_command(app, exit_code);
+  fa2b::add_plan_command(app, exit_code);
+  fa2b::add_check_command(app, exit_code);
+  fa2b::add_validate_command(app, exit_code);
+  fa2b::add_devices_command(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return fa2b::kExitUsage;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "fa2bench: {}\n", e.what());
+    return fa2b::kExitRuntime;
+  }
+  return exit_code;
+}

@@ -1,0 +1,192 @@
+#include "runner/case_runner.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <vector>
+
+#include "common/numeric.h"
+#include "core/shape_algebra.h"
+#include "core/stats.h"
+#include "verify/reference.h"
+
+namespace fa2b {
+namespace {
+
+// The case's tensors, owned through the platform's tracker.
+struct CaseTensors {
+  TrackedBuffer q, k, v, o, lse;
+  TensorDesc qd, kd, vd, od;
+};
+
+TensorDesc describe(const Case& c, std::int64_t heads, std::int64_t seq) {
+  return {static_cast<int>(c.B), static_cast<int>(heads), static_cast<int>(seq),
+          static_cast<int>(c.D), tensor_strides(c.layout, heads, seq, c.D)};
+}
+
+std::size_t tensor_bytes(const Case& c, const TensorDesc& t) {
+  return static_cast<std::size_t>(t.B) * t.heads * t.seq * t.D * dtype_bytes(c.dtype);
+}
+
+CaseTensors allocate(const Case& c, MemoryTracker& tracker) {
+  CaseTensors t;
+  t.qd = describe(c, c.H, c.T_q);
+  t.kd = describe(c, c.H_kv, c.T_k);
+  t.vd = t.kd;
+  t.od = t.qd;
+  t.q = TrackedBuffer(tracker, tensor_bytes(c, t.qd), "Q");
+  t.k = TrackedBuffer(tracker, tensor_bytes(c, t.kd), "K");
+  t.v = TrackedBuffer(tracker, tensor_bytes(c, t.vd), "V");
+  t.o = TrackedBuffer(tracker, tensor_bytes(c, t.od), "O");
+  t.lse = TrackedBuffer(tracker, static_cast<std::size_t>(c.B * c.H * c.T_q) * 4, "LSE");
+  return t;
+}
+
+AttnParams params_for(const Case& c, const CaseTensors& t) {
+  AttnParams p;
+  p.q = t.q.get();
+  p.k = t.k.get();
+  p.v = t.v.get();
+  p.o = t.o.get();
+  p.lse = t.lse.as<float>();
+  p.q_batch_stride = t.qd.strides.b;
+  p.q_head_stride = t.qd.strides.h;
+  p.q_row_stride = t.qd.strides.t;
+  p.k_batch_stride = t.kd.strides.b;
+  p.k_head_stride = t.kd.strides.h;
+  p.k_row_stride = t.kd.strides.t;
+  p.v_batch_stride = t.vd.strides.b;
+  p.v_head_stride = t.vd.strides.h;
+  p.v_row_stride = t.vd.strides.t;
+  p.o_batch_stride = t.od.strides.b;
+  p.o_head_stride = t.od.strides.h;
+  p.o_row_stride = t.od.strides.t;
+  p.B = static_cast<int>(c.B);
+  p.H = static_cast<int>(c.H);
+  p.H_kv = static_cast<int>(c.H_kv);
+  p.T_q = static_cast<int>(c.T_q);
+  p.T_k = static_cast<int>(c.T_k);
+  p.D = static_cast<int>(c.D);
+  p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(c.D)));
+  p.causal = c.causal;
+  p.dtype = static_cast<KernelDType>(static_cast<int>(c.dtype));
+  return p;
+}
+
+float to_float(const void* base, std::int64_t i, DType dt) {
+  if (dt == DType::fp32) return static_cast<const float*>(base)[i];
+  const std::uint16_t h = static_cast<const std::uint16_t*>(base)[i];
+  return dt == DType::fp16 ? fp16_to_float(h) : bf16_to_float(h);
+}
+
+// Copies the sampled output rows back and compares them with the float64 reference.
+Accuracy verify(const Case& c, const CaseTensors& t, Platform& platform) {
+  const std::vector<RowRef> rows = sample_rows(c, c.measure.verify_rows, c.measure.seed);
+  std::vector<double> ref, ref_lse;
+  reference_rows(c, rows, ref, ref_lse);
+  const std::size_t row_bytes = static_cast<std::size_t>(c.D) * dtype_bytes(c.dtype);
+  std::vector<unsigned char> row(row_bytes);
+  std::vector<float> got(rows.size() * static_cast<std::size_t>(c.D));
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const std::int64_t off =
+        rows[r].b * t.od.strides.b + rows[r].h * t.od.strides.h + rows[r].i * t.od.strides.t;
+    platform.copy_to_host(row.data(),
+                          static_cast<const unsigned char*>(t.o.get()) + off * dtype_bytes(c.dtype),
+                          row_bytes);
+    for (std::int64_t d = 0; d < c.D; ++d) got[r * c.D + d] = to_float(row.data(), d, c.dtype);
+  }
+  Accuracy a = compare_rows(c, rows, ref, got);
+  a.nonfinite = platform.count_nonfinite(t.o.get(), c.dtype, c.B * c.H * c.T_q * c.D);
+  return a;
+}
+
+void sample_timings(const Case& c, Backend& backend, const AttnParams& p, Platform& platform,
+                    CaseResult& r) {
+  const MeasureSettings& m = c.measure;
+  auto launch = [&] { backend.run(p, platform.stream()); };
+  for (int i = 0; i < m.warmup; ++i) platform.time_ms(launch, false);
+  platform.check_after_run("warm-up");
+
+  std::vector<double> samples;
+  const auto start = std::chrono::steady_clock::now();
+  while (static_cast<int>(samples.size()) < m.max_samples) {
+    samples.push_back(platform.time_ms(launch, m.l2_flush));
+    const int n = static_cast<int>(samples.size());
+    if (n >= m.min_samples) {
+      if (relative_spread(summarize(samples)) <= m.target_rel_spread) break;
+      const double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (elapsed >= m.max_time_s) break;
+    }
+  }
+  platform.check_after_run("timed samples");
+  const double first = r.time.first_ms;
+  r.time = summarize(samples);
+  r.time.first_ms = first;
+}
+
+}  // namespace
+
+CaseResult run_case(const Case& c, Backend& backend, Platform& platform) {
+  CaseResult r;
+  r.c = c;
+  r.target = platform.target();
+  r.flops = attention_flops(c);
+  r.memory.predicted_bytes = static_cast<std::int64_t>(*plan_metric_value(c, "predicted_bytes"));
+
+  std::string why;
+  if (platform.broken(&why)) {
+    r.status = Status::error;
+    r.reason = "not run: the device is in an error state after an earlier case (" + why + ")";
+    return r;
+  }
+  const Support support = backend.supports(c, platform.info());
+  if (!support.ok) {
+    r.status = Status::unsupported;
+    r.reason = support.reason;
+    return r;
+  }
+
+  MemoryTracker& tracker = platform.tracker();
+  tracker.reset_peak();
+  const std::int64_t base = tracker.current_bytes();
+  try {
+    CaseTensors t = allocate(c, tracker);
+    const std::int64_t io = tracker.current_bytes() - base;
+    const AttnParams p = params_for(c, t);
+    const InputDist dist = c.measure.inputs;
+    platform.fill(t.q.get(), t.qd, c.dtype, c.measure.seed, InputTensor::q, dist);
+    platform.fill(t.k.get(), t.kd, c.dtype, c.measure.seed, InputTensor::k, dist);
+    platform.fill(t.v.get(), t.vd, c.dtype, c.measure.seed, InputTensor::v, dist);
+
+    struct Release {  // release() runs on every path out, exceptions included
+      Backend& b;
+      ~Release() { b.release(); }
+    } release{backend};
+    backend.prepare(c, p, tracker);
+
+    platform.poison(t.o.get(), t.o.bytes());
+    platform.poison(t.lse.get(), t.lse.bytes());
+    r.time.first_ms = platform.time_ms([&] { backend.run(p, platform.stream()); }, false);
+    platform.check_after_run("first run");
+    r.accuracy = verify(c, t, platform);
+
+    sample_timings(c, backend, p, platform, r);
+    r.memory.peak_bytes = tracker.peak_bytes() - base;
+    r.memory.workspace_bytes = r.memory.peak_bytes - io;
+    r.tflops = r.flops / (r.time.median * 1e-3) / 1e12;
+    r.gbps = static_cast<double>(min_traffic_bytes(c)) / (r.time.median * 1e-3) / 1e9;
+  } catch (const OutOfMemory& e) {
+    r.status = Status::oom;
+    r.reason = e.what();
+    r.memory.requested_bytes = e.requested();
+    r.memory.peak_bytes = tracker.peak_bytes() - base;
+  } catch (const std::exception& e) {
+    r.status = Status::error;
+    r.reason = e.what();
+  }
+  return r;
+}
+
+}  // namespace fa2b

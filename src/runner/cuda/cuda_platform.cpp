@@ -1,0 +1,128 @@
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "common/device_utils.h"
+#include "runner/platform.h"
+#include "runtime/cuda/cuda_check.h"
+#include "runtime/cuda/device_memory_tracker.h"
+#include "runtime/device_info.h"
+
+namespace fa2b {
+namespace {
+
+KernelDType to_kernel(DType d) { return static_cast<KernelDType>(static_cast<int>(d)); }
+
+// Non-copyable owners of the CUDA resources the platform holds for its lifetime.
+struct Stream {
+  cudaStream_t s = nullptr;
+  Stream() { FA2B_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
+  ~Stream() { (void)cudaStreamDestroy(s); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+};
+struct Event {
+  cudaEvent_t e = nullptr;
+  Event() { FA2B_CUDA_CHECK(cudaEventCreate(&e)); }
+  ~Event() { (void)cudaEventDestroy(e); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+};
+
+class CudaPlatform final : public Platform {
+ public:
+  CudaPlatform(const GpuInfo& gpu, std::int64_t budget) : gpu_(gpu) {
+    tracker_.set_budget(budget);
+    // The flush buffer is the harness's own, outside every case's tracked peak: twice the L2,
+    // written before each timed sample so no sample starts with warm inputs in L2.
+    flush_bytes_ = static_cast<std::size_t>(std::max<std::int64_t>(gpu.l2_bytes, 1 << 20)) * 2;
+    FA2B_CUDA_CHECK(cudaMalloc(&flush_, flush_bytes_));
+  }
+  ~CudaPlatform() override { (void)cudaFree(flush_); }
+
+  std::string target() const override { return "cuda"; }
+  TargetInfo info() const override { return target_info(gpu_); }
+  nlohmann::json device_block() const override { return to_json(gpu_); }
+  MemoryTracker& tracker() override { return tracker_; }
+  void* stream() override { return stream_.s; }
+
+  void fill(void* ptr, const TensorDesc& t, DType dtype, std::uint64_t seed, InputTensor which,
+            InputDist dist) override {
+    FA2B_CUDA_CHECK(fill_inputs(ptr, to_kernel(dtype), t.B, t.heads, t.seq, t.D, t.strides.b,
+                                t.strides.h, t.strides.t, seed, which,
+                                static_cast<KernelInputDist>(static_cast<int>(dist)), stream_.s));
+  }
+
+  void poison(void* ptr, std::size_t bytes) override {
+    FA2B_CUDA_CHECK(cudaMemsetAsync(ptr, 0xFF, bytes, stream_.s));
+  }
+
+  std::int64_t count_nonfinite(const void* ptr, DType dtype, std::int64_t n) override {
+    std::int64_t count = 0;
+    FA2B_CUDA_CHECK(fa2b::count_nonfinite(ptr, to_kernel(dtype), n, &count, stream_.s));
+    return count;
+  }
+
+  void copy_to_host(void* dst, const void* src, std::size_t bytes) override {
+    FA2B_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_.s));
+    FA2B_CUDA_CHECK(cudaStreamSynchronize(stream_.s));
+  }
+
+  double time_ms(const std::function<void()>& launch, bool flush) override {
+    if (flush) FA2B_CUDA_CHECK(cudaMemsetAsync(flush_, 0, flush_bytes_, stream_.s));
+    FA2B_CUDA_CHECK(cudaEventRecord(start_.e, stream_.s));
+    launch();
+    FA2B_CUDA_CHECK(cudaEventRecord(stop_.e, stream_.s));
+    FA2B_CUDA_CHECK(cudaEventSynchronize(stop_.e));
+    float ms = 0;
+    FA2B_CUDA_CHECK(cudaEventElapsedTime(&ms, start_.e, stop_.e));
+    return ms;
+  }
+
+  void check_after_run(const char* what) override {
+    const cudaError_t err = cudaStreamSynchronize(stream_.s);
+    if (err != cudaSuccess) {
+      if (is_sticky(err)) broken_ = fmt::format("{}: {}", what, cudaGetErrorString(err));
+      throw CudaError(err, what, __FILE__, __LINE__);
+    }
+  }
+
+  bool broken(std::string* why) const override {
+    if (broken_.empty()) return false;
+    if (why) *why = broken_;
+    return true;
+  }
+
+ private:
+  GpuInfo gpu_;
+  DeviceMemoryTracker tracker_;
+  Stream stream_;
+  Event start_, stop_;
+  void* flush_ = nullptr;
+  std::size_t flush_bytes_ = 0;
+  std::string broken_;
+};
+
+}  // namespace
+
+std::unique_ptr<Platform> make_cuda_platform(int device, std::int64_t memory_budget,
+                                             std::string* why) {
+  const std::vector<GpuInfo> gpus = list_gpus(why);
+  if (gpus.empty()) return nullptr;
+  if (device < 0 || device >= static_cast<int>(gpus.size())) {
+    if (why) {
+      *why = fmt::format("--device {} does not exist ({} CUDA device(s) found)", device,
+                         gpus.size());
+    }
+    return nullptr;
+  }
+  const cudaError_t err = cudaSetDevice(device);
+  if (err != cudaSuccess) {
+    if (why) *why = fmt::format("cudaSetDevice({}) failed: {}", device, cudaGetErrorString(err));
+    return nullptr;
+  }
+  return std::make_unique<CudaPlatform>(gpus[static_cast<std::size_t>(device)], memory_budget);
+}
+
+}  // namespace fa2b

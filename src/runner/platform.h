@@ -1,0 +1,52 @@
+// What the case runner needs from the place a backend runs: memory, input fill, poisoning,
+// timing and copies. One implementation for host memory, one for a CUDA device.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "backends/backend.h"
+#include "common/input_gen.h"
+#include "core/case.h"
+#include "runtime/memory_tracker.h"
+
+namespace fa2b {
+
+struct TensorDesc {
+  int B, heads, seq, D;
+  Strides strides;
+};
+
+class Platform {
+ public:
+  virtual ~Platform() = default;
+  virtual std::string target() const = 0;  // "cpu" or "cuda"
+  virtual TargetInfo info() const = 0;
+  virtual nlohmann::json device_block() const = 0;
+  virtual MemoryTracker& tracker() = 0;
+  virtual void* stream() = 0;
+
+  virtual void fill(void* ptr, const TensorDesc& t, DType dtype, std::uint64_t seed,
+                    InputTensor which, InputDist dist) = 0;
+  // Sets every byte to 0xFF: NaN in fp16, bf16 and fp32, so unwritten elements are caught.
+  virtual void poison(void* ptr, std::size_t bytes) = 0;
+  virtual std::int64_t count_nonfinite(const void* ptr, DType dtype, std::int64_t n) = 0;
+  virtual void copy_to_host(void* dst, const void* src, std::size_t bytes) = 0;
+  // Times one call of `launch` in milliseconds (device events on CUDA, a steady clock on the
+  // host), flushing the L2 cache first when `flush` is set and the platform has one.
+  virtual double time_ms(const std::function<void()>& launch, bool flush) = 0;
+  // Raises a descriptive error if the last run left the platform in an error state.
+  virtual void check_after_run(const char* what) = 0;
+  // True when the platform can no longer run cases (a sticky CUDA error).
+  virtual bool broken(std::string* why) const = 0;
+};
+
+std::unique_ptr<Platform> make_host_platform();
+// Null (with `why`) when built without CUDA or the device cannot be used.
+std::unique_ptr<Platform> make_cuda_platform(int device, std::int64_t memory_budget,
+                                             std::string* why);
+
+}  // namespace fa2b

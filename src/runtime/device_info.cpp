@@ -1,0 +1,89 @@
+#include "runtime/device_info.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <thread>
+
+namespace fa2b {
+
+int cpu_threads() {
+  if (const char* env = std::getenv("FA2BENCH_CPU_THREADS")) {
+    const int n = std::atoi(env);
+    if (n > 0) return n;
+  }
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+static std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(colon + 2);
+    }
+  }
+  return "unknown";
+}
+
+nlohmann::json host_block() {
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  utsname u{};
+  uname(&u);
+  return {{"hostname", host},
+          {"os", std::string(u.sysname) + " " + u.release},
+          {"arch", u.machine},
+          {"cpu", cpu_model()},
+          {"cpu_threads", cpu_threads()}};
+}
+
+nlohmann::json cpu_device_block() {
+  return {{"kind", "cpu"}, {"name", cpu_model()}, {"threads", cpu_threads()}};
+}
+
+TargetInfo cpu_target_info() {
+  TargetInfo t;
+  t.cuda = false;
+  t.cpu_threads = cpu_threads();
+  return t;
+}
+
+nlohmann::json to_json(const GpuInfo& g) {
+  return {{"kind", "cuda"},
+          {"index", g.index},
+          {"name", g.name},
+          {"cc", std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor)},
+          {"sms", g.sms},
+          {"memory_bytes", g.memory_bytes},
+          {"l2_bytes", g.l2_bytes},
+          {"sm_clock_mhz", g.sm_clock_mhz},
+          {"mem_clock_mhz", g.mem_clock_mhz},
+          {"mem_bus_bits", g.mem_bus_bits},
+          {"driver", g.driver},
+          {"cuda_runtime", g.runtime},
+          {"pci_bus", g.pci_bus}};
+}
+
+TargetInfo target_info(const GpuInfo& g) {
+  TargetInfo t;
+  t.cuda = true;
+  t.cc_major = g.cc_major;
+  t.cc_minor = g.cc_minor;
+  t.memory_bytes = g.memory_bytes;
+  t.cpu_threads = cpu_threads();
+  return t;
+}
+
+#ifndef FA2BENCH_WITH_CUDA
+std::vector<GpuInfo> list_gpus(std::string* why) {
+  if (why) *why = "this build of fa2bench has no CUDA support";
+  return {};
+}
+#endif
+
+}  // namespace fa2b

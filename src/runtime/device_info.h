@@ -1,0 +1,33 @@
+// What fa2bench knows about the machine it runs on: GPUs (when built with CUDA) and the host.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+
+namespace fa2b {
+
+struct GpuInfo {
+  int index = 0;
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int sms = 0;
+  std::int64_t memory_bytes = 0;
+  std::int64_t l2_bytes = 0;
+  int sm_clock_mhz = 0, mem_clock_mhz = 0, mem_bus_bits = 0;
+  std::string driver, runtime;  // "13.0"
+  std::string pci_bus;
+};
+
+// Empty when built without CUDA or when no device is visible; `why` says which.
+std::vector<GpuInfo> list_gpus(std::string* why);
+nlohmann::json to_json(const GpuInfo& g);
+nlohmann::json host_block();          // hostname, os, cpu model, threads
+nlohmann::json cpu_device_block();    // device block for the CPU target
+int cpu_threads();
+TargetInfo target_info(const GpuInfo& g);
+TargetInfo cpu_target_info();
+
+}  // namespace fa2b
