@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# One-step set-up on a fresh Debian/Ubuntu machine: installs the missing build packages,
+# configures and builds fa2bench into ./build (Release). Safe to re-run: it only rebuilds.
+#
+#   FA2BENCH_CUDA_ARCHS  CUDA architectures to build (default: the local GPU's when one is
+#                        visible, else 90); "none" builds the CPU target only.
+#   FA2BENCH_BUILD_DIR   build directory (default: build)
+#   FA2BENCH_JOBS        parallel build jobs (default: number of cores)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake ninja-build g++ libcli11-dev libfmt-dev nlohmann-json3-dev googletest libgtest-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "bootstrap: installing ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# The CUDA Toolkit lives outside Debian's packages; use it where it is installed.
+if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH=/usr/local/cuda/bin:$PATH
+fi
+
+build_dir=${FA2BENCH_BUILD_DIR:-build}
+jobs=${FA2BENCH_JOBS:-$(nproc)}
+archs=${FA2BENCH_CUDA_ARCHS:-}
+if [ -z "$archs" ]; then
+  archs=90
+  if command -v nvidia-smi >/dev/null 2>&1; then
+    cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d '. ')
+    [ -n "$cc" ] && archs=$cc
+  fi
+fi
+cuda_flags=(-DCMAKE_CUDA_ARCHITECTURES="$archs")
+if [ "$archs" = "none" ] || ! command -v nvcc >/dev/null 2>&1; then
+  echo "bootstrap: building the CPU target only (no nvcc, or FA2BENCH_CUDA_ARCHS=none)"
+  cuda_flags=(-DFA2BENCH_WITH_CUDA=OFF)
+fi
+
+start=$(date +%s)
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${cuda_flags[@]}" >/dev/null
+cmake --build "$build_dir" -j "$jobs"
+echo "bootstrap: built $build_dir/fa2bench in $(( $(date +%s) - start ))s (CUDA archs: $archs)"
