@@ -49,6 +49,9 @@ struct Config {
   MeasureSettings defaults;
   std::vector<Case> cases;  // expanded, filtered, in config order
   std::vector<CheckSpec> checks;
+  // Informational lines for the user, e.g. a check dropped because --backends or --set grid.*
+  // left no case it applies to (the dropped check is removed from `raw` as well).
+  std::vector<std::string> notes;
 };
 
 // Thrown for any config problem; every message is "<json pointer>: <what is wrong>".

@@ -1,0 +1,183 @@
+// Grid axes: their names, the values each accepts, and range expansion.
+#include <algorithm>
+
+#include "config/config_internal.h"
+
+namespace fa2b::config_detail {
+
+const std::vector<std::string>& grid_axis_names() {
+  static const std::vector<std::string> names = {"B",   "H", "H_kv",  "T",      "T_q",
+                                                 "T_k", "D", "dtype", "causal", "layout"};
+  return names;
+}
+
+const std::vector<std::string>& selector_axis_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n = {"backend", "sweep"};
+    for (const auto& a : grid_axis_names()) n.push_back(a);
+    return n;
+  }();
+  return names;
+}
+
+bool is_int_axis(std::string_view axis) {
+  return axis == "B" || axis == "H" || axis == "H_kv" || axis == "T" || axis == "T_q" ||
+         axis == "T_k" || axis == "D";
+}
+
+json case_axis_value(const Case& c, std::string_view axis) {
+  if (axis == "backend") return c.backend;
+  if (axis == "sweep") return c.sweep;
+  if (axis == "B") return c.B;
+  if (axis == "H") return c.H;
+  if (axis == "H_kv") return c.H_kv;
+  if (axis == "T") return c.T_q == c.T_k ? json(c.T_q) : json();
+  if (axis == "T_q") return c.T_q;
+  if (axis == "T_k") return c.T_k;
+  if (axis == "D") return c.D;
+  if (axis == "dtype") return std::string(to_string(c.dtype));
+  if (axis == "causal") return c.causal;
+  if (axis == "layout") return std::string(to_string(c.layout));
+  return json();
+}
+
+namespace {
+
+std::optional<json> check_name(const json& v, const std::vector<std::string>& allowed,
+                               std::string_view what, const std::string& pointer, Errors& errors) {
+  if (!v.is_string()) {
+    errors.add(pointer, "expected a " + std::string(what) + " name (" + join(allowed, " | ") +
+                            "), got " + show(v));
+    return std::nullopt;
+  }
+  const auto s = v.get<std::string>();
+  if (std::find(allowed.begin(), allowed.end(), s) != allowed.end()) return v;
+  std::string msg = "unknown " + std::string(what) + " \"" + s + "\"";
+  const std::string near = did_you_mean(s, allowed);
+  if (!near.empty()) msg += " (did you mean \"" + near + "\"?)";
+  errors.add(pointer, msg + "; allowed: " + join(allowed));
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<json> check_axis_scalar(std::string_view axis, const json& v,
+                                      const std::string& pointer, Errors& errors) {
+  if (is_int_axis(axis)) {
+    const auto i = get_positive_int(v, pointer, errors);
+    if (!i) return std::nullopt;
+    return json(*i);
+  }
+  if (axis == "dtype") return check_name(v, {"fp16", "bf16", "fp32"}, "dtype", pointer, errors);
+  if (axis == "layout") return check_name(v, {"bhsd", "bshd"}, "layout", pointer, errors);
+  if (axis == "causal") {
+    const auto b = get_bool(v, pointer, errors);
+    if (!b) return std::nullopt;
+    return json(*b);
+  }
+  errors.add(pointer, "unknown axis \"" + std::string(axis) + "\"");
+  return std::nullopt;
+}
+
+namespace {
+
+std::optional<std::vector<json>> expand_range(std::string_view axis, const json& v,
+                                              const std::string& pointer, Errors& errors) {
+  const std::size_t before = errors.size();
+  if (!is_int_axis(axis)) {
+    errors.add(pointer,
+               "a range object is only allowed on integer axes (B, H, H_kv, T, T_q, "
+               "T_k, D); give a value or a list for \"" +
+                   std::string(axis) + "\"");
+    return std::nullopt;
+  }
+  check_keys(v, pointer, {"range", "mul", "add"}, "range key", errors);
+  std::optional<std::int64_t> start, end;
+  if (!v.contains("range")) {
+    errors.add(pointer,
+               "a range object needs \"range\": [start, end] (inclusive) and one of "
+               "\"mul\" or \"add\"");
+  } else {
+    const json& r = v["range"];
+    const std::string rp = ptr(pointer, "range");
+    if (!r.is_array() || r.size() != 2) {
+      errors.add(rp, "expected [start, end] (two positive integers, inclusive), got " + show(r));
+    } else {
+      start = get_positive_int(r[0], ptr(rp, 0), errors);
+      end = get_positive_int(r[1], ptr(rp, 1), errors);
+      if (start && end && *end < *start) {
+        errors.add(rp, "empty range: end " + std::to_string(*end) + " is less than start " +
+                           std::to_string(*start));
+      }
+    }
+  }
+  const bool has_mul = v.contains("mul"), has_add = v.contains("add");
+  std::optional<std::int64_t> step;
+  if (has_mul == has_add) {
+    errors.add(pointer, has_mul ? "give only one of \"mul\" and \"add\""
+                                : "a range object needs a step: \"mul\": N (N > 1) or \"add\": "
+                                  "N (N >= 1)");
+  } else if (has_mul) {
+    const json& m = v["mul"];
+    if (!m.is_number_integer() || m.get<std::int64_t>() <= 1 ||
+        (m.is_number_unsigned() && m.get<std::uint64_t>() > INT64_MAX)) {
+      errors.add(ptr(pointer, "mul"),
+                 "expected an integer > 1 (a range would never grow otherwise), got " + show(m));
+    } else {
+      step = m.get<std::int64_t>();
+    }
+  } else {
+    step = get_positive_int(v["add"], ptr(pointer, "add"), errors);
+  }
+  if (errors.size() != before || !start || !end || !step) return std::nullopt;
+
+  std::vector<json> out;
+  std::int64_t x = *start;
+  while (true) {
+    out.push_back(x);
+    if (static_cast<std::int64_t>(out.size()) > kMaxCases) {
+      errors.add(pointer, "range has more than " + std::to_string(kMaxCases) + " values");
+      return std::nullopt;
+    }
+    if (has_mul) {
+      if (x > *end / *step) break;  // next value would pass the end (or overflow)
+      x *= *step;
+    } else {
+      if (x > *end - *step) break;
+      x += *step;
+    }
+    if (x > *end) break;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::vector<json>> expand_axis_values(std::string_view axis, const json& v,
+                                                    const std::string& pointer, Errors& errors) {
+  if (v.is_object()) return expand_range(axis, v, pointer, errors);
+  if (!v.is_array()) {
+    const auto s = check_axis_scalar(axis, v, pointer, errors);
+    if (!s) return std::nullopt;
+    return std::vector<json>{*s};
+  }
+  if (v.empty()) {
+    errors.add(pointer, "empty list; give at least one value");
+    return std::nullopt;
+  }
+  const std::size_t before = errors.size();
+  std::vector<json> out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const auto s = check_axis_scalar(axis, v[i], ptr(pointer, i), errors);
+    if (!s) continue;
+    if (std::find(out.begin(), out.end(), *s) != out.end()) {
+      errors.add(ptr(pointer, i), "duplicate value " + show(*s) + " (each value once)");
+      continue;
+    }
+    out.push_back(*s);
+  }
+  if (errors.size() != before) return std::nullopt;
+  return out;
+}
+
+}  // namespace fa2b::config_detail

@@ -1,0 +1,379 @@
+// Sweeps: validate each one and expand its grid into cases, in a deterministic order.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "backends/backend.h"
+#include "config/config_internal.h"
+#include "core/shape_algebra.h"
+
+namespace fa2b::config_detail {
+namespace {
+
+struct AxisValues {
+  std::vector<json> values;
+  std::string pointer;  // where the values were given, for messages
+};
+using AxisMap = std::map<std::string, AxisValues>;
+
+std::size_t axis_index(const std::string& axis) {
+  const auto& names = grid_axis_names();
+  return static_cast<std::size_t>(std::find(names.begin(), names.end(), axis) - names.begin());
+}
+
+bool is_grid_axis(const std::string& axis) {
+  return axis_index(axis) < grid_axis_names().size();
+}
+
+// Reads an object of axis -> value (a sweep's grid or the top-level defaults).
+AxisMap parse_axes(const json& obj, const std::string& pointer, Errors& errors) {
+  AxisMap out;
+  check_keys(obj, pointer, grid_axis_names(), "axis", errors);
+  for (const auto& item : obj.items()) {
+    if (!is_grid_axis(item.key())) continue;
+    const std::string p = ptr(pointer, item.key());
+    auto values = expand_axis_values(item.key(), item.value(), p, errors);
+    if (values) out[item.key()] = AxisValues{std::move(*values), p};
+  }
+  if (obj.contains("T") && (obj.contains("T_q") || obj.contains("T_k"))) {
+    errors.add(ptr(pointer, "T"),
+               "give either T (sets T_q = T_k) or T_q and T_k, not both in one object");
+  }
+  return out;
+}
+
+// Defaults first, the grid on top. T in the grid replaces T_q/T_k of the defaults; T_q or T_k
+// in the grid turn a default T into the other one.
+AxisMap merge_axes(const AxisMap& defaults, const AxisMap& grid) {
+  AxisMap out = defaults;
+  const bool grid_t = grid.count("T") > 0;
+  const bool grid_qk = grid.count("T_q") > 0 || grid.count("T_k") > 0;
+  if (grid_t) {
+    out.erase("T_q");
+    out.erase("T_k");
+  }
+  if (grid_qk && out.count("T")) {
+    const AxisValues t = out["T"];
+    out.erase("T");
+    if (!grid.count("T_q")) out["T_q"] = t;
+    if (!grid.count("T_k")) out["T_k"] = t;
+  }
+  for (const auto& [axis, values] : grid) out[axis] = values;
+  return out;
+}
+
+std::vector<std::string> parse_backends(const json& v, const std::string& pointer, Errors& errors) {
+  std::vector<std::string> out;
+  if (!v.is_array() || v.empty()) {
+    errors.add(pointer, "expected a non-empty list of backend names (" +
+                            join(known_backend_names()) + "), got " + show(v));
+    return out;
+  }
+  const auto& known = known_backend_names();
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::string p = ptr(pointer, i);
+    if (!v[i].is_string()) {
+      errors.add(p, "expected a backend name, got " + show(v[i]));
+      continue;
+    }
+    const auto name = v[i].get<std::string>();
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string msg = "unknown backend \"" + name + "\"";
+      const std::string near = did_you_mean(name, known);
+      if (!near.empty()) msg += " (did you mean \"" + near + "\"?)";
+      errors.add(p, msg + "; known backends: " + join(known));
+      continue;
+    }
+    if (std::find(out.begin(), out.end(), name) != out.end()) {
+      errors.add(p, "duplicate backend \"" + name + "\"");
+      continue;
+    }
+    out.push_back(name);
+  }
+  return out;
+}
+
+std::vector<Selector> parse_filters(const json& sweep, const char* key, const std::string& sp,
+                                    Errors& errors) {
+  std::vector<Selector> out;
+  if (!sweep.contains(key)) return out;
+  const json& v = sweep[key];
+  const std::string p = ptr(sp, key);
+  if (!v.is_array() || v.empty()) {
+    errors.add(p, "expected a non-empty list of selector objects (a case is " +
+                      std::string(key == std::string("where") ? "kept" : "dropped") +
+                      " when it matches any of them), got " + show(v));
+    return out;
+  }
+  for (std::size_t i = 0; i < v.size(); ++i) out.push_back(parse_selector(v[i], ptr(p, i), errors));
+  return out;
+}
+
+// One factor of the product: a single axis, or a zip group of axes that advance together.
+struct Factor {
+  std::vector<std::string> axes;
+  std::size_t count = 0;
+  std::size_t order = 0;  // position in the expansion order
+};
+
+void set_axis(Case& c, const std::string& axis, const json& v) {
+  if (axis == "B") c.B = v.get<std::int64_t>();
+  if (axis == "H") c.H = v.get<std::int64_t>();
+  if (axis == "H_kv") c.H_kv = v.get<std::int64_t>();
+  if (axis == "T") c.T_q = c.T_k = v.get<std::int64_t>();
+  if (axis == "T_q") c.T_q = v.get<std::int64_t>();
+  if (axis == "T_k") c.T_k = v.get<std::int64_t>();
+  if (axis == "D") c.D = v.get<std::int64_t>();
+  if (axis == "dtype") c.dtype = *parse_dtype(v.get<std::string>());
+  if (axis == "causal") c.causal = v.get<bool>();
+  if (axis == "layout") c.layout = *parse_layout(v.get<std::string>());
+}
+
+std::string describe_shape(const Case& c) {
+  return "B=" + std::to_string(c.B) + ", H=" + std::to_string(c.H) +
+         ", H_kv=" + std::to_string(c.H_kv) + ", T_q=" + std::to_string(c.T_q) +
+         ", T_k=" + std::to_string(c.T_k) + ", D=" + std::to_string(c.D);
+}
+
+void expand_one(const json& sweep, const std::string& sp, const AxisMap& defaults,
+                const MeasureSettings& top_measure, std::set<std::string>& names,
+                std::vector<Case>& cases, Errors& errors) {
+  if (!sweep.is_object()) {
+    errors.add(sp, "expected a sweep object, got " + show(sweep));
+    return;
+  }
+  const std::size_t before = errors.size();
+  check_keys(sweep, sp,
+             {"name", "description", "backends", "grid", "zip", "where", "exclude", "measure"},
+             "sweep key", errors);
+  std::string name;
+  if (!sweep.contains("name")) {
+    errors.add(sp, "missing required \"name\" (a unique sweep name)");
+  } else if (auto n = get_string(sweep["name"], ptr(sp, "name"), errors)) {
+    name = *n;
+    if (!names.insert(name).second) {
+      errors.add(ptr(sp, "name"), "duplicate sweep name \"" + name + "\"; names must be unique");
+    }
+  }
+  if (sweep.contains("description") && !sweep["description"].is_string()) {
+    errors.add(ptr(sp, "description"), "expected a string, got " + show(sweep["description"]));
+  }
+  std::vector<std::string> backends;
+  if (!sweep.contains("backends")) {
+    errors.add(sp,
+               "missing required \"backends\" (a list of: " + join(known_backend_names()) + ")");
+  } else {
+    backends = parse_backends(sweep["backends"], ptr(sp, "backends"), errors);
+  }
+
+  AxisMap grid;
+  const std::string gp = ptr(sp, "grid");
+  if (sweep.contains("grid")) {
+    const json& g = sweep["grid"];
+    if (!g.is_object()) {
+      errors.add(gp, "expected an object of axis -> values, got " + show(g));
+    } else if (g.empty()) {
+      errors.add(gp, "empty grid; give at least one axis (" + join(grid_axis_names()) +
+                         "), or leave \"grid\" out to use /defaults alone");
+    } else {
+      grid = parse_axes(g, gp, errors);
+    }
+  }
+  const AxisMap axes = merge_axes(defaults, grid);
+  const std::string where_given = sweep.contains("grid") ? gp : sp;
+  for (const char* need : {"H", "D"}) {
+    if (!axes.count(need)) {
+      errors.add(where_given, std::string("missing axis \"") + need +
+                                  "\"; give it in the sweep's grid or in /defaults");
+    }
+  }
+  if (!axes.count("T") && !(axes.count("T_q") && axes.count("T_k"))) {
+    errors.add(where_given,
+               "missing sequence length: give T (T_q = T_k), or both T_q and T_k, "
+               "in the sweep's grid or in /defaults");
+  }
+
+  MeasureSettings measure = top_measure;
+  if (sweep.contains("measure")) {
+    measure = parse_measure(sweep["measure"], ptr(sp, "measure"), top_measure, errors);
+  }
+  measure.min_samples = std::min(measure.min_samples, measure.max_samples);
+
+  const auto where = parse_filters(sweep, "where", sp, errors);
+  const auto exclude = parse_filters(sweep, "exclude", sp, errors);
+
+  // Factors of the product: zip groups first, then every remaining axis on its own.
+  std::vector<Factor> factors;
+  std::set<std::string> zipped;
+  if (sweep.contains("zip")) {
+    const json& z = sweep["zip"];
+    const std::string zp = ptr(sp, "zip");
+    if (!z.is_array() || z.empty()) {
+      errors.add(zp,
+                 "expected a non-empty list of axis groups, e.g. [[\"B\", \"T\"]], got " + show(z));
+    } else {
+      for (std::size_t gi = 0; gi < z.size(); ++gi) {
+        const std::string gip = ptr(zp, gi);
+        const json& group = z[gi];
+        if (!group.is_array() || group.size() < 2) {
+          errors.add(gip, "expected a list of at least two axis names to zip, got " + show(group));
+          continue;
+        }
+        Factor f;
+        f.order = grid_axis_names().size();
+        bool ok = true;
+        for (std::size_t ai = 0; ai < group.size(); ++ai) {
+          const std::string ap = ptr(gip, ai);
+          if (!group[ai].is_string() || !is_grid_axis(group[ai].get<std::string>())) {
+            std::string msg = "expected an axis name, got " + show(group[ai]);
+            if (group[ai].is_string()) {
+              const std::string near =
+                  did_you_mean(group[ai].get<std::string>(), grid_axis_names());
+              if (!near.empty()) msg += " (did you mean \"" + near + "\"?)";
+            }
+            errors.add(ap, msg + "; allowed: " + join(grid_axis_names()));
+            ok = false;
+            continue;
+          }
+          const auto axis = group[ai].get<std::string>();
+          if (!axes.count(axis)) {
+            errors.add(ap, "axis \"" + axis + "\" is not in this sweep's grid or /defaults");
+            ok = false;
+            continue;
+          }
+          if (!zipped.insert(axis).second) {
+            errors.add(ap, "axis \"" + axis + "\" appears in more than one zip position");
+            ok = false;
+            continue;
+          }
+          const std::size_t n = axes.at(axis).values.size();
+          if (!f.axes.empty() && n != f.count) {
+            errors.add(ap, "cannot zip \"" + axis + "\" (" + std::to_string(n) +
+                               " values) with \"" + f.axes.front() + "\" (" +
+                               std::to_string(f.count) +
+                               " values); zipped axes need the same number of values");
+            ok = false;
+            continue;
+          }
+          f.axes.push_back(axis);
+          f.count = n;
+          f.order = std::min(f.order, axis_index(axis));
+        }
+        if (ok) factors.push_back(f);
+      }
+    }
+  }
+  if (errors.size() != before) return;
+
+  for (const auto& [axis, values] : axes) {
+    if (zipped.count(axis)) continue;
+    factors.push_back(Factor{{axis}, values.values.size(), axis_index(axis)});
+  }
+  std::sort(factors.begin(), factors.end(),
+            [](const Factor& a, const Factor& b) { return a.order < b.order; });
+
+  // Refuse before materialising anything too large.
+  std::int64_t total = static_cast<std::int64_t>(backends.size());
+  for (const auto& f : factors) {
+    total *= static_cast<std::int64_t>(f.count);
+    if (total > kMaxCases) break;
+  }
+  if (total > kMaxCases) {
+    errors.add(sp, "expands to more than " + std::to_string(kMaxCases) +
+                       " cases (before where/exclude); narrow the grid or split the sweep");
+    return;
+  }
+
+  std::vector<std::size_t> idx(factors.size(), 0);
+  std::set<std::string> reported;
+  std::size_t kept = 0;
+  while (true) {
+    Case c;
+    c.sweep = name;
+    c.measure = measure;
+    bool has_hkv = false;
+    for (std::size_t fi = 0; fi < factors.size(); ++fi) {
+      for (const auto& axis : factors[fi].axes) {
+        set_axis(c, axis, axes.at(axis).values[idx[fi]]);
+        if (axis == "H_kv") has_hkv = true;
+      }
+    }
+    if (!has_hkv) c.H_kv = c.H;
+
+    bool shape_ok = true;
+    if (c.H % c.H_kv != 0) {
+      const std::string msg = "H = " + std::to_string(c.H) +
+                              " is not a multiple of H_kv = " + std::to_string(c.H_kv) +
+                              " (grouped-query attention needs H_kv " + "to divide H)";
+      if (reported.insert(msg).second) errors.add(axes.at("H_kv").pointer, msg);
+      shape_ok = false;
+    }
+    std::string why;
+    if (!sizes_fit_int64(c, &why)) {
+      const std::string msg = "sizes too large (" + describe_shape(c) + "): " + why;
+      if (reported.insert(msg).second) errors.add(where_given, msg);
+      shape_ok = false;
+    }
+    if (shape_ok) {
+      for (const auto& b : backends) {
+        c.backend = c.role = b;
+        const auto hit = [&](const Selector& s) { return s.matches(c); };
+        if (!where.empty() && std::none_of(where.begin(), where.end(), hit)) continue;
+        if (std::any_of(exclude.begin(), exclude.end(), hit)) continue;
+        cases.push_back(c);
+        ++kept;
+      }
+    }
+
+    // Advance the mixed-radix counter, last factor fastest.
+    std::size_t fi = factors.size();
+    while (fi > 0) {
+      --fi;
+      if (++idx[fi] < factors[fi].count) break;
+      idx[fi] = 0;
+      if (fi == 0) {
+        fi = factors.size();
+        break;
+      }
+    }
+    if (fi == factors.size() || factors.empty()) break;
+  }
+  if (kept == 0 && errors.size() == before) {
+    errors.add(sp, "where/exclude remove every case of this sweep");
+  }
+}
+
+}  // namespace
+
+void expand_sweeps(const json& raw, const MeasureSettings& top_measure, std::vector<Case>& cases,
+                   Errors& errors) {
+  AxisMap defaults;
+  if (raw.contains("defaults")) {
+    const json& d = raw["defaults"];
+    if (!d.is_object()) {
+      errors.add("/defaults", "expected an object of axis -> value, got " + show(d));
+    } else {
+      defaults = parse_axes(d, "/defaults", errors);
+    }
+  }
+  if (!raw.contains("sweeps")) {
+    errors.add("", "missing required \"sweeps\" (a non-empty list of sweep objects)");
+    return;
+  }
+  const json& sweeps = raw["sweeps"];
+  if (!sweeps.is_array() || sweeps.empty()) {
+    errors.add("/sweeps", "expected a non-empty list of sweep objects, got " + show(sweeps));
+    return;
+  }
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < sweeps.size(); ++i) {
+    expand_one(sweeps[i], ptr("/sweeps", i), defaults, top_measure, names, cases, errors);
+    if (static_cast<std::int64_t>(cases.size()) > kMaxCases) {
+      errors.add("/sweeps", "the sweeps expand to more than " + std::to_string(kMaxCases) +
+                                " cases in all; narrow the grids or split the config");
+      return;
+    }
+  }
+}
+
+}  // namespace fa2b::config_detail
