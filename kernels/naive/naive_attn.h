@@ -11,8 +11,9 @@
 
 namespace fa2b {
 
-// Bytes of device workspace the naive kernels need for `p`: S (float32, B*H*T_q*T_k) plus
-// P (input dtype, B*H*T_q*T_k), each 256-byte aligned.
+// Bytes of device workspace the naive kernels need for `p`: S (float32, B*H*T_q*ld) plus
+// P (input dtype, B*H*T_q*ld), each 256-byte aligned, where ld is T_k rounded up to a multiple
+// of 8 so every S/P row starts 16-byte aligned.
 std::size_t naive_workspace_bytes(const AttnParams& p);
 
 bool naive_supported(const AttnParams& p, std::string* why);

@@ -46,10 +46,15 @@ std::int64_t flash_state_bytes(const Case& c) { return 4 * c.B * c.H * c.T_q * (
 // backends S in float32 and P in the input dtype (each 256-byte aligned, as allocated).
 static std::int64_t predicted_peak_bytes(const Case& c) {
   std::int64_t bytes = io_bytes(c);
-  if (materialises_scores(c.backend)) {
-    bytes += score_matrix_bytes(c, 4) + score_matrix_bytes(c, dtype_bytes(c.dtype));
+  if (!materialises_scores(c.backend)) return bytes;
+  if (c.backend == "naive") {
+    // The CUDA kernels pad each S/P row to a multiple of 8 elements (16-byte aligned rows)
+    // and round each matrix up to 256 bytes.
+    const std::int64_t rows = c.B * c.H * c.T_q, ld = (c.T_k + 7) / 8 * 8;
+    auto aligned = [](std::int64_t b) { return (b + 255) / 256 * 256; };
+    return bytes + aligned(rows * ld * 4) + aligned(rows * ld * dtype_bytes(c.dtype));
   }
-  return bytes;
+  return bytes + score_matrix_bytes(c, 4) + score_matrix_bytes(c, dtype_bytes(c.dtype));
 }
 
 const std::vector<std::string>& plan_metric_names() {

@@ -51,6 +51,7 @@ TEST(GpuRunner, TrackedPeakIsExactlyTheKnownBuffers) {
       EXPECT_GE(r.memory.workspace_bytes, scores * 6);
       EXPECT_LE(r.memory.workspace_bytes, scores * 6 + 512);
     }
+    EXPECT_EQ(r.memory.peak_bytes, r.memory.predicted_bytes) << name;
     EXPECT_LT(r.accuracy.rel_l2_err, 1e-2) << name;
     EXPECT_EQ(r.accuracy.nonfinite, 0) << name;
     EXPECT_EQ(platform->tracker().current_bytes(), 0) << name << " leaked device memory";

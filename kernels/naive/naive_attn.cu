@@ -1,0 +1,86 @@
+// Host entry points of the naive backend: support checks, workspace layout, and the three
+// launches in order on one stream.
+#include <cstdint>
+
+#include "naive/naive_attn.h"
+#include "naive/naive_common.cuh"
+
+namespace fa2b {
+namespace {
+
+constexpr std::size_t kAlign = 256;
+
+std::size_t align_up(std::size_t x) {
+  return (x + kAlign - 1) / kAlign * kAlign;
+}
+
+std::size_t score_elems(const AttnParams& p) {
+  return static_cast<std::size_t>(p.B) * static_cast<std::size_t>(p.H) *
+         static_cast<std::size_t>(p.T_q) * static_cast<std::size_t>(naive::padded_ld(p.T_k));
+}
+
+std::size_t s_bytes(const AttnParams& p) {
+  return align_up(score_elems(p) * sizeof(float));
+}
+
+bool fail(std::string* why, const char* msg) {
+  if (why != nullptr) *why = msg;
+  return false;
+}
+
+bool aligned16(const void* ptr) {
+  return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0;
+}
+
+template <typename T>
+cudaError_t run_stages(const AttnParams& p, void* workspace, cudaStream_t stream) {
+  float* S = static_cast<float*>(workspace);
+  T* P = reinterpret_cast<T*>(static_cast<char*>(workspace) + s_bytes(p));
+  cudaError_t err = naive::launch_qk<T>(p, S, stream);
+  if (err == cudaSuccess) err = naive::launch_softmax<T>(p, S, P, stream);
+  if (err == cudaSuccess) err = naive::launch_pv<T>(p, P, stream);
+  return err;
+}
+
+}  // namespace
+
+std::size_t naive_workspace_bytes(const AttnParams& p) {
+  // P is stored in a 16-bit dtype; fp32 is unsupported, so 2 bytes covers every valid case.
+  return s_bytes(p) + align_up(score_elems(p) * 2);
+}
+
+bool naive_supported(const AttnParams& p, std::string* why) {
+  if (p.dtype == KernelDType::fp32) {
+    return fail(why, "fp32 is not supported by naive (use fp16 or bf16)");
+  }
+  if (p.dtype != KernelDType::fp16 && p.dtype != KernelDType::bf16) {
+    return fail(why, "unknown dtype");
+  }
+  if (p.D < 32 || p.D > 256 || p.D % 32 != 0) {
+    return fail(why, "naive supports head dims 32, 64, 96, 128, 160, 192, 224, 256");
+  }
+  if (p.B < 1 || p.H < 1 || p.H_kv < 1 || p.T_q < 1 || p.T_k < 1) {
+    return fail(why, "naive needs B, H, H_kv, T_q, T_k >= 1");
+  }
+  if (p.H % p.H_kv != 0) return fail(why, "H must be a multiple of H_kv");
+  // Rows are moved with 16-byte copies: every row start must be 16-byte aligned.
+  const std::int64_t strides[] = {p.q_batch_stride, p.q_head_stride, p.q_row_stride,
+                                  p.k_batch_stride, p.k_head_stride, p.k_row_stride,
+                                  p.v_batch_stride, p.v_head_stride, p.v_row_stride,
+                                  p.o_batch_stride, p.o_head_stride, p.o_row_stride};
+  for (std::int64_t s : strides) {
+    if (s % 8 != 0) return fail(why, "naive needs tensor strides that are multiples of 8");
+  }
+  if (!aligned16(p.q) || !aligned16(p.k) || !aligned16(p.v) || !aligned16(p.o)) {
+    return fail(why, "naive needs 16-byte aligned tensors");
+  }
+  return true;
+}
+
+cudaError_t naive_attention(const AttnParams& p, void* workspace, cudaStream_t stream) {
+  if (!naive_supported(p, nullptr) || workspace == nullptr) return cudaErrorInvalidValue;
+  if (p.dtype == KernelDType::bf16) return run_stages<__nv_bfloat16>(p, workspace, stream);
+  return run_stages<__half>(p, workspace, stream);
+}
+
+}  // namespace fa2b
