@@ -8,8 +8,10 @@
 
 namespace fa2b {
 
-// Evaluates every non-plan check over the measured cases. A check that needs a number from a
-// case that is missing, failed or out of memory gets verdict `error`, never a silent pass.
+// Evaluates every check over the measured cases, in config order, one verdict per check;
+// `plan` checks are evaluated over the results' cases, so a results file carries every
+// verdict. A check that needs a number from a case that is missing, failed or out of memory
+// gets verdict `error`, never a silent pass; so does a selection that matches no case.
 std::vector<Verdict> evaluate_checks(const std::vector<CheckSpec>& checks,
                                      const std::vector<CaseResult>& results);
 

@@ -1,6 +1,7 @@
 // Report writers (JSON, CSV, Markdown summary, JUnit, streaming JSONL) and the results loader.
 #pragma once
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -32,6 +33,16 @@ void write_summary_md(const ResultSet& rs, const std::string& path,
                       const std::string& baseline = "naive");
 void write_junit(const ResultSet& rs, const std::string& path);
 
+// The text each writer above puts in its file (for stdout output and tests).
+std::string results_json_text(const ResultSet& rs);  // pretty-printed, ends with a newline
+std::string results_csv_text(const ResultSet& rs);
+std::string summary_md_text(const ResultSet& rs, const std::string& baseline = "naive");
+std::string junit_text(const ResultSet& rs);
+
+// Writes `text` to "<path>.tmp", then renames it to `path`; throws std::runtime_error naming
+// the file and the OS error (the temporary is removed when anything fails).
+void write_text_file_atomic(const std::string& path, const std::string& text);
+
 // Appends one case as one line and flushes, so an interrupted sweep keeps what it finished.
 class JsonlWriter {
  public:
@@ -42,6 +53,7 @@ class JsonlWriter {
   void append(const CaseResult& r);
 
  private:
+  std::string path_;
   std::FILE* f_ = nullptr;
 };
 

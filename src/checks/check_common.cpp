@@ -1,0 +1,141 @@
+#include "checks/check_common.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/metrics.h"
+
+namespace fa2b::checks {
+
+Verdict start_verdict(const CheckSpec& spec, std::string threshold) {
+  Verdict v;
+  v.name = spec.name;
+  v.kind = spec.kind;
+  v.verdict = VerdictKind::error;
+  v.threshold = std::move(threshold);
+  return v;
+}
+
+Verdict error_verdict(Verdict v, std::string detail) {
+  v.verdict = VerdictKind::error;
+  v.detail = std::move(detail);
+  return v;
+}
+
+bool known_op(const std::string& op) {
+  return op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==";
+}
+
+bool compare(double value, const std::string& op, double bound) {
+  if (std::isnan(value) || std::isnan(bound)) return false;
+  if (op == "<") return value < bound;
+  if (op == "<=") return value <= bound;
+  if (op == ">") return value > bound;
+  if (op == ">=") return value >= bound;
+  if (op == "==") {
+    if (value == bound) return true;
+    return std::fabs(value - bound) <= 1e-9 * std::max(std::fabs(value), std::fabs(bound));
+  }
+  return false;
+}
+
+bool worse(double a, double b, const std::string& op, double bound) {
+  if (std::isnan(a)) return !std::isnan(b);
+  if (std::isnan(b)) return false;
+  if (op == "<" || op == "<=") return a > b;
+  if (op == ">" || op == ">=") return a < b;
+  return std::fabs(a - bound) > std::fabs(b - bound);
+}
+
+std::string num(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return fmt::format("{:.6g}", v);
+}
+
+std::string threshold_text(const std::string& op, double bound) {
+  return fmt::format("{} {}", op, bound);
+}
+
+std::vector<const CaseResult*> select(const CheckSpec& spec,
+                                      const std::vector<CaseResult>& results) {
+  std::vector<const CaseResult*> out;
+  for (const CaseResult& r : results)
+    if (spec.select.matches(r.c)) out.push_back(&r);
+  return out;
+}
+
+std::string describe_selector(const Selector& s) {
+  if (s.match.empty()) return "{} (every case)";
+  std::string out = "{";
+  bool first_axis = true;
+  for (const auto& [axis, values] : s.match) {
+    if (!first_axis) out += ", ";
+    first_axis = false;
+    out += axis + ": [";
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (i) out += ", ";
+      out += values[i].is_string() ? values[i].get<std::string>() : values[i].dump();
+    }
+    out += "]";
+  }
+  return out + "}";
+}
+
+std::string no_match_detail(const Selector& s) {
+  return "no case matches the selection " + describe_selector(s);
+}
+
+bool is_backend(const Case& c, const std::string& name) {
+  return c.role == name || c.backend == name;
+}
+
+bool same_shape(const Case& a, const Case& b) {
+  return a.B == b.B && a.H == b.H && a.H_kv == b.H_kv && a.T_q == b.T_q && a.T_k == b.T_k &&
+         a.D == b.D && a.dtype == b.dtype && a.causal == b.causal && a.layout == b.layout &&
+         a.mode == b.mode;
+}
+
+const CaseResult* find_partner(const Case& c, const std::string& backend,
+                               const std::vector<CaseResult>& results) {
+  const CaseResult* other_sweep = nullptr;
+  for (const CaseResult& r : results) {
+    if (&r.c == &c || !is_backend(r.c, backend) || !same_shape(r.c, c)) continue;
+    if (r.c.sweep == c.sweep) return &r;
+    if (!other_sweep) other_sweep = &r;
+  }
+  return other_sweep;
+}
+
+MetricOrWhy metric_of(const CaseResult& r, const std::string& metric) {
+  MetricOrWhy m;
+  const auto& names = measured_metric_names();
+  if (std::find(names.begin(), names.end(), metric) == names.end()) {
+    m.why = fmt::format("unknown metric \"{}\"", metric);
+    return m;
+  }
+  m.value = metric_value(r, metric);
+  if (m.value) return m;
+  if (r.status != Status::ok) {
+    m.why = fmt::format("{} is {}", r.c.id(), to_string(r.status));
+    if (!r.reason.empty()) m.why += ": " + r.reason;
+  } else if (!r.accuracy.checked && (metric == "max_abs_err" || metric == "mean_abs_err" ||
+                                     metric == "rel_l2_err" || metric == "nonfinite")) {
+    m.why = fmt::format("{} has no {} (not verified)", r.c.id(), metric);
+  } else {
+    m.why = fmt::format("{} has no {}", r.c.id(), metric);
+  }
+  return m;
+}
+
+std::string plural(std::size_t n, const std::string& word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
+std::string and_more(std::size_t n) {
+  return n == 0 ? std::string() : fmt::format(" (and {} more)", n);
+}
+
+}  // namespace fa2b::checks

@@ -1,0 +1,67 @@
+// Helpers shared by the check kinds (internal to src/checks/).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "core/result.h"
+
+namespace fa2b::checks {
+
+// One check kind's evaluation over measured results.
+Verdict evaluate_threshold(const CheckSpec& spec, const std::vector<CaseResult>& results);
+Verdict evaluate_ratio(const CheckSpec& spec, const std::vector<CaseResult>& results);
+Verdict evaluate_growth(const CheckSpec& spec, const std::vector<CaseResult>& results);
+Verdict evaluate_status(const CheckSpec& spec, const std::vector<CaseResult>& results);
+Verdict evaluate_accuracy_rule(const CheckSpec& spec, const std::vector<CaseResult>& results);
+Verdict evaluate_plan(const CheckSpec& spec, const std::vector<Case>& cases);
+
+// A verdict with name, kind and threshold filled in from the spec; verdict `error` until set.
+Verdict start_verdict(const CheckSpec& spec, std::string threshold);
+// Marks `v` as an error with `detail` and returns it.
+Verdict error_verdict(Verdict v, std::string detail);
+
+bool known_op(const std::string& op);
+// `value op bound`; false for NaN. "==" allows a relative difference of 1e-9.
+bool compare(double value, const std::string& op, double bound);
+// True when `a` is worse than `b` with respect to `op` and `bound` (larger for < and <=,
+// smaller for > and >=, farther from the bound for ==).
+bool worse(double a, double b, const std::string& op, double bound);
+// "< 0.001"
+std::string threshold_text(const std::string& op, double bound);
+// A number for a one-line detail: shortest round-trip form; nan/inf spelled out.
+std::string num(double v);
+
+// Cases selected by the spec's selector, in results order.
+std::vector<const CaseResult*> select(const CheckSpec& spec,
+                                      const std::vector<CaseResult>& results);
+// "{backend: [fa2], T: [2048]}" or "{} (every case)".
+std::string describe_selector(const Selector& s);
+// "no case matches the selection {…}"
+std::string no_match_detail(const Selector& s);
+
+// Role or backend name equals `name`.
+bool is_backend(const Case& c, const std::string& name);
+// Same B, H, H_kv, T_q, T_k, D, dtype, causal, layout, mode.
+bool same_shape(const Case& a, const Case& b);
+// The case of backend/role `backend` with the shape of `c`: one from c's sweep first, then
+// any; nullptr when there is none.
+const CaseResult* find_partner(const Case& c, const std::string& backend,
+                               const std::vector<CaseResult>& results);
+
+// The metric of a case or why there is none ("fa2/… is oom: needs 4 GiB", "fa2/… has no
+// max_abs_err (not verified)", "unknown metric \"foo\"").
+struct MetricOrWhy {
+  std::optional<double> value;
+  std::string why;
+};
+MetricOrWhy metric_of(const CaseResult& r, const std::string& metric);
+
+// "1 case", "3 cases".
+std::string plural(std::size_t n, const std::string& word);
+// Appends " (and N more)" when n > 0.
+std::string and_more(std::size_t n);
+
+}  // namespace fa2b::checks

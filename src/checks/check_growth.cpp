@@ -1,0 +1,124 @@
+// `growth`: metric at axis == to over metric at axis == from, every other parameter equal.
+#include <fmt/format.h>
+
+#include <map>
+#include <optional>
+
+#include "checks/check_common.h"
+
+namespace fa2b::checks {
+namespace {
+
+// The case's position on `axis`; nullopt when it has none (T on a case with T_q != T_k).
+std::optional<std::int64_t> axis_value(const Case& c, const std::string& axis) {
+  if (axis == "T") return c.T_q == c.T_k ? std::optional<std::int64_t>(c.T_q) : std::nullopt;
+  if (axis == "T_q") return c.T_q;
+  if (axis == "T_k") return c.T_k;
+  if (axis == "B") return c.B;
+  if (axis == "H") return c.H;
+  if (axis == "H_kv") return c.H_kv;
+  if (axis == "D") return c.D;
+  return std::nullopt;
+}
+
+bool known_axis(const std::string& axis) {
+  return axis == "T" || axis == "T_q" || axis == "T_k" || axis == "B" || axis == "H" ||
+         axis == "H_kv" || axis == "D";
+}
+
+// Everything but the axis: the identity of a growth group.
+std::string group_key(const Case& c, const std::string& axis) {
+  auto part = [&](const char* name, std::int64_t value) {
+    const bool on_axis =
+        axis == name || (axis == "T" && (std::string(name) == "T_q" || std::string(name) == "T_k"));
+    return on_axis ? fmt::format("{}=*", name) : fmt::format("{}={}", name, value);
+  };
+  return fmt::format("{}/{}/{} {} {} {} {} {} {} {}/{}/{}/{}", c.sweep, c.role, c.backend,
+                     part("B", c.B), part("H", c.H), part("H_kv", c.H_kv), part("T_q", c.T_q),
+                     part("T_k", c.T_k), part("D", c.D), to_string(c.dtype),
+                     c.causal ? "causal" : "full", to_string(c.layout), to_string(c.mode));
+}
+
+struct Group {
+  const CaseResult* from = nullptr;
+  const CaseResult* to = nullptr;
+  const CaseResult* any = nullptr;
+};
+
+}  // namespace
+
+Verdict evaluate_growth(const CheckSpec& spec, const std::vector<CaseResult>& results) {
+  Verdict v = start_verdict(spec, threshold_text(spec.op, spec.value));
+  if (!known_op(spec.op)) return error_verdict(v, fmt::format("unknown op \"{}\"", spec.op));
+  if (!known_axis(spec.axis))
+    return error_verdict(v, fmt::format("unknown growth axis \"{}\"", spec.axis));
+  const auto selected = select(spec, results);
+  if (selected.empty()) return error_verdict(v, no_match_detail(spec.select));
+
+  const auto from = static_cast<std::int64_t>(spec.from);
+  const auto to = static_cast<std::int64_t>(spec.to);
+  std::vector<std::string> order;
+  std::map<std::string, Group> groups;
+  for (const CaseResult* r : selected) {
+    const auto a = axis_value(r->c, spec.axis);
+    if (!a || (*a != from && *a != to)) continue;
+    const std::string key = group_key(r->c, spec.axis);
+    auto [it, inserted] = groups.try_emplace(key);
+    if (inserted) order.push_back(key);
+    Group& g = it->second;
+    if (!g.any) g.any = r;
+    if (*a == from && !g.from) g.from = r;
+    if (*a == to && !g.to) g.to = r;
+  }
+  if (groups.empty()) {
+    return error_verdict(v, fmt::format("no selected case has {} = {} or {} = {} in {}", spec.axis,
+                                        from, spec.axis, to, describe_selector(spec.select)));
+  }
+
+  std::string first_problem;
+  std::size_t problems = 0, failing = 0;
+  const CaseResult* worst_case = nullptr;
+  double worst_value = kNaN;
+  for (const std::string& key : order) {
+    const Group& g = groups[key];
+    auto problem = [&](std::string why) {
+      if (problems++ == 0) first_problem = std::move(why);
+    };
+    if (!g.from || !g.to) {
+      problem(fmt::format("{} has no partner at {} = {}", g.any->c.id(), spec.axis,
+                          g.from ? to : from));
+      continue;
+    }
+    const MetricOrWhy a = metric_of(*g.from, spec.metric);
+    const MetricOrWhy b = metric_of(*g.to, spec.metric);
+    if (!a.value || !b.value) {
+      problem(!a.value ? a.why : b.why);
+      continue;
+    }
+    if (*a.value == 0) {
+      problem(fmt::format("{} of {} is 0", spec.metric, g.from->c.id()));
+      continue;
+    }
+    const double growth = *b.value / *a.value;
+    if (!compare(growth, spec.op, spec.value)) ++failing;
+    if (!worst_case || worse(growth, worst_value, spec.op, spec.value)) {
+      worst_case = g.to;
+      worst_value = growth;
+    }
+  }
+  if (problems > 0) {
+    return error_verdict(v, fmt::format("{}{}; {} of {} groups have no growth", first_problem,
+                                        and_more(problems - 1), problems, groups.size()));
+  }
+  v.measured = worst_value;
+  const bool pass = failing == 0;
+  v.verdict = pass ? VerdictKind::pass : VerdictKind::fail;
+  v.detail = fmt::format("worst {} growth {}={} / {}={} = {} at {}", spec.metric, spec.axis, to,
+                         spec.axis, from, num(worst_value), worst_case->c.id());
+  v.detail +=
+      pass ? " (" + plural(groups.size(), "group") + ")"
+           : fmt::format(" ({} of {} groups outside {})", failing, groups.size(), v.threshold);
+  return v;
+}
+
+}  // namespace fa2b::checks

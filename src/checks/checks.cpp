@@ -1,0 +1,45 @@
+// Dispatcher: one verdict per check, in config order.
+#include "checks/checks.h"
+
+#include <fmt/format.h>
+
+#include "checks/check_common.h"
+
+namespace fa2b {
+namespace {
+
+Verdict evaluate_one(const CheckSpec& spec, const std::vector<CaseResult>& results,
+                     const std::vector<Case>& cases) {
+  using namespace checks;
+  if (spec.kind == "threshold") return evaluate_threshold(spec, results);
+  if (spec.kind == "ratio") return evaluate_ratio(spec, results);
+  if (spec.kind == "growth") return evaluate_growth(spec, results);
+  if (spec.kind == "status") return evaluate_status(spec, results);
+  if (spec.kind == "accuracy_rule") return evaluate_accuracy_rule(spec, results);
+  if (spec.kind == "plan") return evaluate_plan(spec, cases);
+  return error_verdict(start_verdict(spec, ""),
+                       fmt::format("unknown check kind \"{}\"", spec.kind));
+}
+
+}  // namespace
+
+std::vector<Verdict> evaluate_checks(const std::vector<CheckSpec>& checks,
+                                     const std::vector<CaseResult>& results) {
+  std::vector<Case> cases;
+  cases.reserve(results.size());
+  for (const CaseResult& r : results) cases.push_back(r.c);
+  std::vector<Verdict> out;
+  out.reserve(checks.size());
+  for (const CheckSpec& spec : checks) out.push_back(evaluate_one(spec, results, cases));
+  return out;
+}
+
+std::vector<Verdict> evaluate_plan_checks(const std::vector<CheckSpec>& checks,
+                                          const std::vector<Case>& cases) {
+  std::vector<Verdict> out;
+  for (const CheckSpec& spec : checks)
+    if (spec.kind == "plan") out.push_back(checks::evaluate_plan(spec, cases));
+  return out;
+}
+
+}  // namespace fa2b

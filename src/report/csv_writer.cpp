@@ -1,0 +1,127 @@
+// CSV results: one tidy row per case, units in the headers.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "report/report.h"
+
+namespace fa2b {
+namespace {
+
+const char* const kColumns[] = {"id",
+                                "sweep",
+                                "backend",
+                                "role",
+                                "B",
+                                "H",
+                                "H_kv",
+                                "T_q",
+                                "T_k",
+                                "D",
+                                "dtype",
+                                "causal",
+                                "layout",
+                                "target",
+                                "status",
+                                "reason",
+                                "time_median_ms",
+                                "time_p10_ms",
+                                "time_p90_ms",
+                                "time_min_ms",
+                                "time_max_ms",
+                                "time_mean_ms",
+                                "time_stdev_ms",
+                                "samples",
+                                "time_first_ms",
+                                "tflops",
+                                "gbps",
+                                "peak_bytes",
+                                "workspace_bytes",
+                                "predicted_bytes",
+                                "max_abs_err",
+                                "mean_abs_err",
+                                "rel_l2_err",
+                                "nonfinite",
+                                "rows_checked"};
+
+// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
+std::string field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+// Empty for NaN (no number), "inf"/"-inf" for infinities, else the shortest exact form.
+std::string number(double v) {
+  if (std::isnan(v)) return "";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return fmt::format("{}", v);
+}
+
+}  // namespace
+
+std::string results_csv_text(const ResultSet& rs) {
+  std::string out;
+  for (std::size_t i = 0; i < std::size(kColumns); ++i) {
+    if (i) out += ',';
+    out += kColumns[i];
+  }
+  out += '\n';
+  for (const CaseResult& r : rs.cases) {
+    const Case& c = r.c;
+    const TimeStats& t = r.time;
+    const bool acc = r.accuracy.checked;
+    const std::string row[] = {field(c.id()),
+                               field(c.sweep),
+                               field(c.backend),
+                               field(c.role),
+                               std::to_string(c.B),
+                               std::to_string(c.H),
+                               std::to_string(c.H_kv),
+                               std::to_string(c.T_q),
+                               std::to_string(c.T_k),
+                               std::to_string(c.D),
+                               std::string(to_string(c.dtype)),
+                               c.causal ? "true" : "false",
+                               std::string(to_string(c.layout)),
+                               field(r.target),
+                               std::string(to_string(r.status)),
+                               field(r.reason),
+                               number(t.median),
+                               number(t.p10),
+                               number(t.p90),
+                               number(t.min),
+                               number(t.max),
+                               number(t.mean),
+                               number(t.stdev),
+                               std::to_string(t.n),
+                               number(t.first_ms),
+                               number(r.tflops),
+                               number(r.gbps),
+                               std::to_string(r.memory.peak_bytes),
+                               std::to_string(r.memory.workspace_bytes),
+                               std::to_string(r.memory.predicted_bytes),
+                               acc ? number(r.accuracy.max_abs_err) : "",
+                               acc ? number(r.accuracy.mean_abs_err) : "",
+                               acc ? number(r.accuracy.rel_l2_err) : "",
+                               acc ? std::to_string(r.accuracy.nonfinite) : "",
+                               std::to_string(r.accuracy.rows_checked)};
+    static_assert(sizeof(row) / sizeof(row[0]) == sizeof(kColumns) / sizeof(kColumns[0]));
+    for (std::size_t i = 0; i < std::size(row); ++i) {
+      if (i) out += ',';
+      out += row[i];
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+void write_results_csv(const ResultSet& rs, const std::string& path) {
+  write_text_file_atomic(path, results_csv_text(rs));
+}
+
+}  // namespace fa2b

@@ -1,0 +1,27 @@
+// Streaming results: one compact JSON line per finished case, flushed at once.
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "report/json_detail.h"
+#include "report/report.h"
+
+namespace fa2b {
+
+JsonlWriter::JsonlWriter(const std::string& path) : path_(path), f_(std::fopen(path.c_str(), "a")) {
+  if (!f_) throw std::runtime_error(path + ": cannot open for appending: " + std::strerror(errno));
+}
+
+JsonlWriter::~JsonlWriter() {
+  if (f_) std::fclose(f_);
+}
+
+void JsonlWriter::append(const CaseResult& r) {
+  const std::string line = report_detail::ordered_json_of(r).dump(
+                               -1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
+                           "\n";
+  if (std::fwrite(line.data(), 1, line.size(), f_) != line.size() || std::fflush(f_) != 0)
+    throw std::runtime_error(path_ + ": cannot append: " + std::strerror(errno));
+}
+
+}  // namespace fa2b

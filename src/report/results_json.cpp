@@ -1,0 +1,197 @@
+// JSON results writer (schema "fa2bench/results/1"; see docs/results_schema.md).
+#include <nlohmann/json.hpp>
+#include <type_traits>
+
+#include "report/json_detail.h"
+#include "report/report.h"
+
+namespace fa2b {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+using report_detail::number_json;
+
+namespace {
+
+// A free-form block (tool, host, device, config echo) in the output's json type; null -> {}.
+template <class J>
+J block(const json& j) {
+  if (j.is_null()) return J::object();
+  if constexpr (std::is_same_v<J, json>) {
+    return j;
+  } else {
+    return J::parse(j.dump(-1, ' ', false, json::error_handler_t::replace));
+  }
+}
+
+template <class J>
+J case_json(const CaseResult& r) {
+  const Case& c = r.c;
+  const MeasureSettings& m = c.measure;
+  const TimeStats& t = r.time;
+  const Accuracy& a = r.accuracy;
+  J j = J::object();
+  j["id"] = c.id();
+  j["sweep"] = c.sweep;
+  j["backend"] = c.backend;
+  j["role"] = c.role;
+  j["params"] = {{"B", c.B},
+                 {"H", c.H},
+                 {"H_kv", c.H_kv},
+                 {"T_q", c.T_q},
+                 {"T_k", c.T_k},
+                 {"D", c.D},
+                 {"dtype", to_string(c.dtype)},
+                 {"causal", c.causal},
+                 {"layout", to_string(c.layout)},
+                 {"mode", to_string(c.mode)}};
+  j["measure"] = {{"warmup", m.warmup},
+                  {"min_samples", m.min_samples},
+                  {"max_samples", m.max_samples},
+                  {"target_rel_spread", number_json<J>(m.target_rel_spread)},
+                  {"max_time_s", number_json<J>(m.max_time_s)},
+                  {"seed", m.seed},
+                  {"inputs", to_string(m.inputs)},
+                  {"l2_flush", m.l2_flush},
+                  {"verify_rows", m.verify_rows}};
+  j["target"] = r.target;
+  j["status"] = to_string(r.status);
+  j["reason"] = r.reason;
+  j["time_ms"] = {{"median", number_json<J>(t.median)}, {"mean", number_json<J>(t.mean)},
+                  {"min", number_json<J>(t.min)},       {"max", number_json<J>(t.max)},
+                  {"p10", number_json<J>(t.p10)},       {"p90", number_json<J>(t.p90)},
+                  {"stdev", number_json<J>(t.stdev)},   {"n", t.n},
+                  {"first", number_json<J>(t.first_ms)}};
+  j["flops"] = number_json<J>(r.flops);
+  j["tflops"] = number_json<J>(r.tflops);
+  j["gbps"] = number_json<J>(r.gbps);
+  j["memory"] = {{"peak_bytes", r.memory.peak_bytes},
+                 {"workspace_bytes", r.memory.workspace_bytes},
+                 {"predicted_bytes", r.memory.predicted_bytes},
+                 {"requested_bytes", r.memory.requested_bytes}};
+  j["accuracy"] = {{"checked", a.checked},
+                   {"max_abs_err", number_json<J>(a.max_abs_err)},
+                   {"mean_abs_err", number_json<J>(a.mean_abs_err)},
+                   {"rel_l2_err", number_json<J>(a.rel_l2_err)},
+                   {"nonfinite", a.nonfinite},
+                   {"rows_checked", a.rows_checked}};
+  return j;
+}
+
+template <class J>
+J verdict_json(const Verdict& v) {
+  J j = J::object();
+  j["name"] = v.name;
+  j["kind"] = v.kind;
+  j["verdict"] = to_string(v.verdict);
+  j["measured"] = number_json<J>(v.measured);
+  j["threshold"] = v.threshold;
+  j["detail"] = v.detail;
+  return j;
+}
+
+template <class J>
+J conventions() {
+  J j = J::object();
+  j["flops"] = "forward 4*B*H*T_q*T_k*D, halved when causal (flash-attention convention)";
+  j["tflops"] = "flops / median time of the timed region, 1e12 per second";
+  j["gbps"] =
+      "minimal traffic (Q, K, V read once; O and the float32 LSE written once) / median time, "
+      "1e9 bytes per second";
+  j["time_ms"] =
+      "timed region only, milliseconds (CUDA events on the GPU target, a steady clock on the "
+      "CPU target); L2 flushed before each sample when measure.l2_flush; 'first' is the very "
+      "first launch, not one of the samples";
+  j["peak_bytes"] = "tracked allocations during the case, inputs and outputs included";
+  j["workspace_bytes"] = "tracked peak beyond Q, K, V, O and LSE";
+  j["predicted_bytes"] = "the shape algebra's prediction of peak_bytes";
+  j["requested_bytes"] = "status oom: the size of the allocation that failed";
+  j["accuracy"] =
+      "float64 CPU reference on accuracy.rows_checked query rows; nonfinite counts the whole "
+      "output";
+  j["numbers"] = "NaN is written as null, +inf and -inf as the strings \"inf\" and \"-inf\"";
+  return j;
+}
+
+template <class J>
+J summary(const ResultSet& rs) {
+  std::size_t by_status[5] = {0, 0, 0, 0, 0};
+  for (const CaseResult& r : rs.cases) ++by_status[static_cast<int>(r.status)];
+  J s = J::object();
+  s["cases"] = rs.cases.size();
+  for (Status st : {Status::ok, Status::unsupported, Status::oom, Status::error, Status::timeout})
+    s[std::string(to_string(st))] = by_status[static_cast<int>(st)];
+  std::size_t pass = 0, fail = 0, error = 0;
+  for (const Verdict& v : rs.checks) {
+    if (v.verdict == VerdictKind::pass) ++pass;
+    if (v.verdict == VerdictKind::fail) ++fail;
+    if (v.verdict == VerdictKind::error) ++error;
+  }
+  s["checks_pass"] = pass;
+  s["checks_fail"] = fail;
+  s["checks_error"] = error;
+  return s;
+}
+
+template <class J>
+J set_json(const ResultSet& rs) {
+  J j = J::object();
+  j["schema"] = rs.schema.empty() ? std::string(kResultsSchema) : rs.schema;
+  j["tool"] = block<J>(rs.tool);
+  j["host"] = block<J>(rs.host);
+  j["device"] = block<J>(rs.device);
+  j["target"] = rs.target;
+  J config = J::object();
+  config["path"] = rs.config_path;
+  config["sha256"] = rs.config_sha256;
+  config["echo"] = block<J>(rs.config_echo);
+  j["config"] = std::move(config);
+  j["conventions"] = conventions<J>();
+  j["summary"] = summary<J>(rs);
+  j["interrupted"] = rs.interrupted;
+  j["wall_s"] = number_json<J>(rs.wall_s);
+  J checks = J::array();
+  for (const Verdict& v : rs.checks) checks.push_back(verdict_json<J>(v));
+  j["checks"] = std::move(checks);
+  J cases = J::array();
+  for (const CaseResult& r : rs.cases) cases.push_back(case_json<J>(r));
+  j["cases"] = std::move(cases);
+  return j;
+}
+
+}  // namespace
+
+namespace report_detail {
+ordered_json ordered_json_of(const CaseResult& r) {
+  return case_json<ordered_json>(r);
+}
+ordered_json ordered_json_of(const Verdict& v) {
+  return verdict_json<ordered_json>(v);
+}
+ordered_json ordered_json_of(const ResultSet& rs) {
+  return set_json<ordered_json>(rs);
+}
+}  // namespace report_detail
+
+json to_json(const CaseResult& r) {
+  return case_json<json>(r);
+}
+json to_json(const Verdict& v) {
+  return verdict_json<json>(v);
+}
+json to_json(const ResultSet& rs) {
+  return set_json<json>(rs);
+}
+
+std::string results_json_text(const ResultSet& rs) {
+  // Invalid UTF-8 in a reason string (e.g. from a driver message) is replaced, not fatal.
+  return report_detail::ordered_json_of(rs).dump(2, ' ', false,
+                                                 ordered_json::error_handler_t::replace) +
+         "\n";
+}
+
+void write_results_json(const ResultSet& rs, const std::string& path) {
+  write_text_file_atomic(path, results_json_text(rs));
+}
+
+}  // namespace fa2b

@@ -1,0 +1,363 @@
+// Results loader: reads what write_results_json writes (schema major 1), ignores unknown
+// fields, and names the file and the JSON pointer of anything it cannot use.
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "report/report.h"
+
+namespace fa2b {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::string_view kSchemaPrefix = "fa2bench/results/";
+constexpr std::string_view kSchemaMajor = "1";
+
+std::string describe(const json& v) {
+  if (v.is_string()) {
+    std::string s = v.get<std::string>();
+    if (s.size() > 40) s = s.substr(0, 40) + "...";
+    return fmt::format("string \"{}\"", s);
+  }
+  if (v.is_number_integer() || v.is_number_unsigned()) return "integer " + v.dump();
+  if (v.is_number_float()) return "number " + v.dump();
+  return v.type_name();
+}
+
+// Reads typed values out of a results document; every error names the file (when there is
+// one) and the JSON pointer.
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const std::string& where, const std::string& what) const {
+    std::string msg = file_.empty() ? std::string() : file_ + ": ";
+    msg += where.empty() ? what : where + ": " + what;
+    throw ResultsFileError(msg);
+  }
+  [[noreturn]] void wrong_type(const std::string& where, const char* expected,
+                               const json& v) const {
+    fail(where, fmt::format("expected {}, got {}", expected, describe(v)));
+  }
+
+  void expect_object(const json& v, const std::string& where) const {
+    if (!v.is_object()) wrong_type(where, "an object", v);
+  }
+  const json& require(const json& obj, const std::string& where, const char* key) const {
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(where + "/" + key, "missing");
+    return *it;
+  }
+  const json* find(const json& obj, const char* key) const {
+    auto it = obj.find(key);
+    return it == obj.end() ? nullptr : &*it;
+  }
+
+  std::int64_t to_int(const json& v, const std::string& where) const {
+    if (v.is_number_integer()) return v.get<std::int64_t>();
+    if (v.is_number_unsigned()) {
+      const auto u = v.get<std::uint64_t>();
+      if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+        fail(where, fmt::format("{} does not fit a 64-bit signed integer", u));
+      return static_cast<std::int64_t>(u);
+    }
+    if (v.is_number_float()) {
+      const double d = v.get<double>();
+      if (std::trunc(d) == d && std::fabs(d) < 9.2e18) return static_cast<std::int64_t>(d);
+    }
+    wrong_type(where, "an integer", v);
+  }
+  std::uint64_t to_uint(const json& v, const std::string& where) const {
+    if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+    if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return v.get<std::uint64_t>();
+    wrong_type(where, "a non-negative integer", v);
+  }
+  double to_double(const json& v, const std::string& where) const {
+    if (v.is_number()) return v.get<double>();
+    if (v.is_null()) return std::numeric_limits<double>::quiet_NaN();
+    if (v.is_string()) {
+      const auto& s = v.get_ref<const std::string&>();
+      if (s == "inf") return std::numeric_limits<double>::infinity();
+      if (s == "-inf") return -std::numeric_limits<double>::infinity();
+      if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+    }
+    wrong_type(where, "a number (or null, \"inf\", \"-inf\")", v);
+  }
+  std::string to_string(const json& v, const std::string& where) const {
+    if (!v.is_string()) wrong_type(where, "a string", v);
+    return v.get<std::string>();
+  }
+  bool to_bool(const json& v, const std::string& where) const {
+    if (!v.is_boolean()) wrong_type(where, "a boolean", v);
+    return v.get<bool>();
+  }
+
+  // Required and optional fields of an object at pointer `where`.
+  std::int64_t req_int(const json& o, const std::string& where, const char* key) const {
+    return to_int(require(o, where, key), where + "/" + key);
+  }
+  std::string req_string(const json& o, const std::string& where, const char* key) const {
+    return to_string(require(o, where, key), where + "/" + key);
+  }
+  bool req_bool(const json& o, const std::string& where, const char* key) const {
+    return to_bool(require(o, where, key), where + "/" + key);
+  }
+  template <class T>
+  void opt_int(const json& o, const std::string& where, const char* key, T& out) const {
+    if (const json* v = find(o, key)) out = static_cast<T>(to_int(*v, where + "/" + key));
+  }
+  void opt_double(const json& o, const std::string& where, const char* key, double& out) const {
+    if (const json* v = find(o, key)) out = to_double(*v, where + "/" + key);
+  }
+  void opt_string(const json& o, const std::string& where, const char* key,
+                  std::string& out) const {
+    if (const json* v = find(o, key)) out = to_string(*v, where + "/" + key);
+  }
+  void opt_bool(const json& o, const std::string& where, const char* key, bool& out) const {
+    if (const json* v = find(o, key)) out = to_bool(*v, where + "/" + key);
+  }
+  // An optional sub-object; nullptr when absent.
+  const json* opt_object(const json& o, const std::string& where, const char* key) const {
+    const json* v = find(o, key);
+    if (v) expect_object(*v, where + "/" + key);
+    return v;
+  }
+  template <class E, class Parse>
+  E enum_value(const std::string& s, const std::string& where, const char* what,
+               Parse parse) const {
+    const auto e = parse(s);
+    if (!e) fail(where, fmt::format("unknown {} \"{}\"", what, s));
+    return *e;
+  }
+
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
+};
+
+CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
+  rd.expect_object(j, at);
+  CaseResult r;
+  Case& c = r.c;
+  c.backend = rd.req_string(j, at, "backend");
+  c.role = c.backend;
+  rd.opt_string(j, at, "role", c.role);
+  rd.opt_string(j, at, "sweep", c.sweep);
+
+  const std::string pp = at + "/params";
+  const json& p = rd.require(j, at, "params");
+  rd.expect_object(p, pp);
+  c.B = rd.req_int(p, pp, "B");
+  c.H = rd.req_int(p, pp, "H");
+  c.H_kv = c.H;
+  rd.opt_int(p, pp, "H_kv", c.H_kv);
+  c.T_q = rd.req_int(p, pp, "T_q");
+  c.T_k = rd.req_int(p, pp, "T_k");
+  c.D = rd.req_int(p, pp, "D");
+  c.dtype = rd.enum_value<DType>(rd.req_string(p, pp, "dtype"), pp + "/dtype", "dtype",
+                                 [](std::string_view s) { return parse_dtype(s); });
+  c.causal = rd.req_bool(p, pp, "causal");
+  if (const json* v = rd.find(p, "layout")) {
+    c.layout = rd.enum_value<Layout>(rd.to_string(*v, pp + "/layout"), pp + "/layout", "layout",
+                                     [](std::string_view x) { return parse_layout(x); });
+  }
+  if (const json* v = rd.find(p, "mode")) {
+    c.mode = rd.enum_value<Mode>(rd.to_string(*v, pp + "/mode"), pp + "/mode", "mode",
+                                 [](std::string_view x) { return parse_mode(x); });
+  }
+
+  const std::string mp = at + "/measure";
+  if (const json* m = rd.opt_object(j, at, "measure")) {
+    MeasureSettings& ms = c.measure;
+    rd.opt_int(*m, mp, "warmup", ms.warmup);
+    rd.opt_int(*m, mp, "min_samples", ms.min_samples);
+    rd.opt_int(*m, mp, "max_samples", ms.max_samples);
+    rd.opt_double(*m, mp, "target_rel_spread", ms.target_rel_spread);
+    rd.opt_double(*m, mp, "max_time_s", ms.max_time_s);
+    if (const json* v = rd.find(*m, "seed")) ms.seed = rd.to_uint(*v, mp + "/seed");
+    rd.opt_bool(*m, mp, "l2_flush", ms.l2_flush);
+    rd.opt_int(*m, mp, "verify_rows", ms.verify_rows);
+    if (const json* v = rd.find(*m, "inputs")) {
+      ms.inputs = rd.enum_value<InputDist>(rd.to_string(*v, mp + "/inputs"), mp + "/inputs",
+                                           "input distribution",
+                                           [](std::string_view x) { return parse_input_dist(x); });
+    }
+  }
+
+  rd.opt_string(j, at, "target", r.target);
+  r.status = rd.enum_value<Status>(rd.req_string(j, at, "status"), at + "/status", "status",
+                                   [](std::string_view x) { return parse_status(x); });
+  rd.opt_string(j, at, "reason", r.reason);
+
+  const std::string tp = at + "/time_ms";
+  if (const json* t = rd.opt_object(j, at, "time_ms")) {
+    TimeStats& ts = r.time;
+    rd.opt_double(*t, tp, "median", ts.median);
+    rd.opt_double(*t, tp, "mean", ts.mean);
+    rd.opt_double(*t, tp, "min", ts.min);
+    rd.opt_double(*t, tp, "max", ts.max);
+    rd.opt_double(*t, tp, "p10", ts.p10);
+    rd.opt_double(*t, tp, "p90", ts.p90);
+    rd.opt_double(*t, tp, "stdev", ts.stdev);
+    rd.opt_int(*t, tp, "n", ts.n);
+    rd.opt_double(*t, tp, "first", ts.first_ms);
+  }
+  rd.opt_double(j, at, "flops", r.flops);
+  rd.opt_double(j, at, "tflops", r.tflops);
+  rd.opt_double(j, at, "gbps", r.gbps);
+
+  const std::string mem = at + "/memory";
+  if (const json* m = rd.opt_object(j, at, "memory")) {
+    rd.opt_int(*m, mem, "peak_bytes", r.memory.peak_bytes);
+    rd.opt_int(*m, mem, "workspace_bytes", r.memory.workspace_bytes);
+    rd.opt_int(*m, mem, "predicted_bytes", r.memory.predicted_bytes);
+    rd.opt_int(*m, mem, "requested_bytes", r.memory.requested_bytes);
+  }
+  const std::string ap = at + "/accuracy";
+  if (const json* a = rd.opt_object(j, at, "accuracy")) {
+    Accuracy& acc = r.accuracy;
+    rd.opt_double(*a, ap, "max_abs_err", acc.max_abs_err);
+    rd.opt_double(*a, ap, "mean_abs_err", acc.mean_abs_err);
+    rd.opt_double(*a, ap, "rel_l2_err", acc.rel_l2_err);
+    rd.opt_int(*a, ap, "nonfinite", acc.nonfinite);
+    rd.opt_int(*a, ap, "rows_checked", acc.rows_checked);
+    // Older writers had no "checked": a case with compared rows was checked.
+    acc.checked = acc.rows_checked > 0;
+    rd.opt_bool(*a, ap, "checked", acc.checked);
+  }
+  return r;
+}
+
+Verdict read_verdict(const Reader& rd, const json& j, const std::string& at) {
+  rd.expect_object(j, at);
+  Verdict v;
+  v.name = rd.req_string(j, at, "name");
+  rd.opt_string(j, at, "kind", v.kind);
+  const std::string verdict = rd.req_string(j, at, "verdict");
+  if (verdict == "pass") {
+    v.verdict = VerdictKind::pass;
+  } else if (verdict == "fail") {
+    v.verdict = VerdictKind::fail;
+  } else if (verdict == "error") {
+    v.verdict = VerdictKind::error;
+  } else {
+    rd.fail(at + "/verdict", fmt::format("unknown verdict \"{}\" (pass, fail, error)", verdict));
+  }
+  rd.opt_double(j, at, "measured", v.measured);
+  rd.opt_string(j, at, "threshold", v.threshold);
+  rd.opt_string(j, at, "detail", v.detail);
+  return v;
+}
+
+ResultSet read_result_set(const Reader& rd, const json& j) {
+  if (!j.is_object()) {
+    rd.fail("", fmt::format("expected a JSON object at the top level, got {}", describe(j)));
+  }
+  ResultSet rs;
+  const json& schema = rd.require(j, "", "schema");
+  rs.schema = rd.to_string(schema, "/schema");
+  const std::string_view sv = rs.schema;
+  const bool ours = sv.substr(0, kSchemaPrefix.size()) == kSchemaPrefix;
+  const std::string_view version = ours ? sv.substr(kSchemaPrefix.size()) : std::string_view();
+  if (!ours || version.substr(0, version.find('.')) != kSchemaMajor) {
+    rd.fail("",
+            fmt::format("unknown schema \"{}\" (this build reads {})", rs.schema, kResultsSchema));
+  }
+  if (const json* v = rd.find(j, "tool")) rs.tool = *v;
+  if (const json* v = rd.find(j, "host")) rs.host = *v;
+  if (const json* v = rd.find(j, "device")) rs.device = *v;
+  rd.opt_string(j, "", "target", rs.target);
+  if (const json* cfg = rd.opt_object(j, "", "config")) {
+    rd.opt_string(*cfg, "/config", "path", rs.config_path);
+    rd.opt_string(*cfg, "/config", "sha256", rs.config_sha256);
+    if (const json* v = rd.find(*cfg, "echo")) rs.config_echo = *v;
+  }
+  const json& cases = rd.require(j, "", "cases");
+  if (!cases.is_array()) rd.wrong_type("/cases", "an array", cases);
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    rs.cases.push_back(read_case(rd, cases[i], fmt::format("/cases/{}", i)));
+  if (const json* checks = rd.find(j, "checks")) {
+    if (!checks->is_array()) rd.wrong_type("/checks", "an array", *checks);
+    for (std::size_t i = 0; i < checks->size(); ++i)
+      rs.checks.push_back(read_verdict(rd, (*checks)[i], fmt::format("/checks/{}", i)));
+  }
+  rd.opt_bool(j, "", "interrupted", rs.interrupted);
+  rd.opt_double(j, "", "wall_s", rs.wall_s);
+  return rs;
+}
+
+// 1-based line and column of byte offset `pos` (0-based) in `text`.
+std::pair<std::size_t, std::size_t> line_column(const std::string& text, std::size_t pos) {
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i < pos && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return {line, col};
+}
+
+// nlohmann's message without its "[json.exception…] parse error at line…: " prefix.
+std::string parse_error_detail(const std::string& what) {
+  const auto column = what.find("column ");
+  if (column != std::string::npos) {
+    const auto colon = what.find(": ", column);
+    if (colon != std::string::npos) return what.substr(colon + 2);
+  }
+  const auto bracket = what.find("] ");
+  return bracket == std::string::npos ? what : what.substr(bracket + 2);
+}
+
+}  // namespace
+
+CaseResult case_result_from_json(const json& j) {
+  return read_case(Reader(""), j, "");
+}
+
+ResultSet result_set_from_json(const json& j) {
+  return read_result_set(Reader(""), j);
+}
+
+ResultSet load_results(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw ResultsFileError(path + ": is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ResultsFileError(path + ": cannot open: " + std::strerror(errno));
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) throw ResultsFileError(path + ": cannot read: " + std::strerror(errno));
+  const std::string text = buf.str();
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw ResultsFileError(path + ": empty file");
+
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    const std::size_t pos = e.byte == 0 ? 0 : e.byte - 1;
+    const auto [line, col] = line_column(text, pos);
+    const std::string detail = parse_error_detail(e.what());
+    // The parser stopped at the end of the text (e.g. inside a string) or said so itself.
+    const bool truncated =
+        e.byte >= text.size() || detail.find("unexpected end of input") != std::string::npos;
+    throw ResultsFileError(
+        fmt::format("{}: line {}, column {}: {}{}", path, line, col,
+                    truncated ? "truncated JSON: " : "not valid JSON: ", detail));
+  }
+  return read_result_set(Reader(path), j);
+}
+
+}  // namespace fa2b
