@@ -7,8 +7,11 @@ namespace fa2b {
 std::optional<Config> load_config_or_report(const std::string& path,
                                             const ConfigOverrides& overrides) {
   try {
-    if (path.empty()) return parse_config(quickstart_config_json(), "<built-in quickstart>", overrides);
-    return load_config(path, overrides);
+    Config config = path.empty()
+                        ? parse_config(quickstart_config_json(), "<built-in quickstart>", overrides)
+                        : load_config(path, overrides);
+    for (const std::string& note : config.notes) fmt::print(stderr, "fa2bench: note: {}\n", note);
+    return config;
   } catch (const ConfigError& e) {
     const std::string where = path.empty() ? "<built-in quickstart>" : path;
     fmt::print(stderr, "fa2bench: {} has {} problem{}:\n", where, e.messages().size(),

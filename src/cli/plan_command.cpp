@@ -5,6 +5,7 @@
 #include "cli/load_config_or_report.h"
 #include "cli/tables.h"
 #include "core/shape_algebra.h"
+#include "report/report.h"
 #include "runtime/device_info.h"
 
 namespace fa2b {
@@ -15,11 +16,41 @@ struct PlanArgs {
   std::string memory;
   std::vector<std::string> set;
   std::vector<std::string> backends;
+  std::string cases_json;
 };
+
+// The expanded cases as JSON, for tools that run the same grid elsewhere
+// (scripts/torch_sdpa_baseline.py).
+void write_cases_json(const Config& config, const std::string& path) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const Case& c : config.cases) {
+    cases.push_back({{"id", c.id()},
+                     {"shape_key", c.shape_key()},
+                     {"sweep", c.sweep},
+                     {"backend", c.backend},
+                     {"role", c.role},
+                     {"params",
+                      {{"B", c.B}, {"H", c.H}, {"H_kv", c.H_kv}, {"T_q", c.T_q}, {"T_k", c.T_k},
+                       {"D", c.D}, {"dtype", to_string(c.dtype)}, {"causal", c.causal},
+                       {"layout", to_string(c.layout)}, {"mode", to_string(c.mode)}}},
+                     {"measure",
+                      {{"warmup", c.measure.warmup},
+                       {"min_samples", c.measure.min_samples},
+                       {"max_samples", c.measure.max_samples},
+                       {"target_rel_spread", c.measure.target_rel_spread},
+                       {"max_time_s", c.measure.max_time_s},
+                       {"seed", c.measure.seed},
+                       {"l2_flush", c.measure.l2_flush},
+                       {"verify_rows", c.measure.verify_rows},
+                       {"inputs", to_string(c.measure.inputs)}}}});
+  }
+  write_text_file_atomic(path, nlohmann::json{{"config", config.path}, {"cases", cases}}.dump(1));
+}
 
 int run_plan(const PlanArgs& a) {
   const auto config = load_config_or_report(a.config, ConfigOverrides{a.set, a.backends});
   if (!config) return kExitUsage;
+  if (!a.cases_json.empty()) write_cases_json(*config, a.cases_json);
 
   std::int64_t memory = 0;
   std::string memory_from;
@@ -79,6 +110,8 @@ void add_plan_command(CLI::App& app, int& exit_code) {
                   "Memory to fit in (default: the local GPU's memory, else 80GiB)");
   cmd->add_option("--set", args->set, "Override a config value (as in sweep)");
   cmd->add_option("--backends", args->backends, "Replace every sweep's backends")->delimiter(',');
+  cmd->add_option("--cases-json", args->cases_json,
+                  "Also write the expanded cases (params, measure settings) as JSON here");
   cmd->callback([args, &exit_code] { exit_code = run_plan(*args); });
 }
 

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""PyTorch SDPA backends over the cases of an fa2bench config, written as an fa2bench results
+file, so `fa2bench compare` and the reports put PyTorch beside our kernels.
+
+  scripts/torch_sdpa_baseline.py --config configs/perf_fwd.json --out results/h200/torch.json \
+      --backends flash,cudnn,efficient,math [--fa2bench build/fa2bench]
+
+The config is expanded by `fa2bench plan --cases-json` (same grid, same measurement settings);
+each distinct shape runs once per PyTorch backend as backend "torch-<name>". Timing follows
+fa2bench's rules: warm-up, then CUDA-event samples each preceded by an L2 flush, until
+min_samples and the (p90-p10)/median spread target, or max_samples / max_time_s. Memory:
+torch's allocator peak during the case, inputs and outputs included (as fa2bench reports
+peak_bytes). Accuracy: float64 reference on up to verify_rows sampled rows.
+"""
+import argparse, hashlib, json, math, os, platform, socket, subprocess, sys, tempfile, time
+
+SDPA_NAMES = {"flash": "FLASH_ATTENTION", "cudnn": "CUDNN_ATTENTION",
+              "efficient": "EFFICIENT_ATTENTION", "math": "MATH"}
+
+
+def die(msg, code=2):
+    print(f"torch_sdpa_baseline: {msg}", file=sys.stderr)
+    sys.exit(code)
+
+
+def expand_cases(fa2bench, config):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "cases.json")
+        proc = subprocess.run([fa2bench, "plan", "--config", config, "--cases-json", path],
+                              capture_output=True, text=True)
+        if not os.path.exists(path):
+            die(f"`{fa2bench} plan` could not expand {config}:\n{proc.stderr.strip()}")
+        with open(path) as f:
+            return json.load(f)
+
+
+def quantile(xs, q):
+    xs = sorted(xs)
+    pos = q * (len(xs) - 1)
+    lo = int(math.floor(pos)); hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def stats(samples):
+    n = len(samples)
+    mean = sum(samples) / n
+    var = sum((x - mean) ** 2 for x in samples) / (n - 1) if n > 1 else 0.0
+    return {"median": quantile(samples, 0.5), "mean": mean, "min": min(samples),
+            "max": max(samples), "p10": quantile(samples, 0.1), "p90": quantile(samples, 0.9),
+            "stdev": math.sqrt(var), "n": n}
+
+
+def run_case(torch, F, sdpa_kernel, SDPBackend, backend, p, m, flush):
+    dt = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[p["dtype"]]
+    B, H, Hkv, Tq, Tk, D = p["B"], p["H"], p["H_kv"], p["T_q"], p["T_k"], p["D"]
+    gen = torch.Generator(device="cuda").manual_seed(int(m.get("seed", 42)))
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats()
+    base = torch.cuda.memory_allocated()
+    q = torch.randn(B, H, Tq, D, device="cuda", dtype=dt, generator=gen)
+    k = torch.randn(B, Hkv, Tk, D, device="cuda", dtype=dt, generator=gen)
+    v = torch.randn(B, Hkv, Tk, D, device="cuda", dtype=dt, generator=gen)
+    io = torch.cuda.memory_allocated() - base
+    kw = {"enable_gqa": True} if Hkv != H else {}
+    causal = p["causal"]
+    if causal and Tq != Tk:
+        # fa2bench aligns causal masks bottom-right; SDPA's is_causal aligns top-left.
+        i = torch.arange(Tq, device="cuda")[:, None]; j = torch.arange(Tk, device="cuda")[None, :]
+        mask = j <= i + (Tk - Tq)
+        call = lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=mask, **kw)
+    else:
+        call = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal, **kw)
+    backend_enum = getattr(SDPBackend, SDPA_NAMES[backend])
+
+    def fwd():
+        with sdpa_kernel([backend_enum]):
+            return call()
+
+    result = {"status": "ok", "reason": ""}
+    try:
+        with torch.inference_mode():
+            start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record(); out = fwd(); stop.record(); torch.cuda.synchronize()
+            first = start.elapsed_time(stop)
+            peak = torch.cuda.max_memory_allocated() - base
+            acc = verify(torch, q, k, v, out, causal, int(m.get("verify_rows", 256)))
+            del out
+            for _ in range(int(m.get("warmup", 3))):
+                fwd()
+            samples, t0 = [], time.time()
+            while len(samples) < int(m.get("max_samples", 100)):
+                if m.get("l2_flush", True):
+                    flush.zero_()
+                start.record(); fwd(); stop.record(); stop.synchronize()
+                samples.append(start.elapsed_time(stop))
+                if len(samples) >= int(m.get("min_samples", 10)):
+                    s = stats(samples)
+                    if (s["p90"] - s["p10"]) / s["median"] <= float(m.get("target_rel_spread", 0.02)):
+                        break
+                    if time.time() - t0 >= float(m.get("max_time_s", 5)):
+                        break
+        s = stats(samples); s["first"] = first
+        result.update(time_ms=s, peak=peak, io=io, accuracy=acc)
+    except torch.cuda.OutOfMemoryError as e:
+        result.update(status="oom", reason=str(e).split("\n")[0])
+    except RuntimeError as e:
+        result.update(status="unsupported", reason=str(e).split("\n")[0][:300])
+    del q, k, v
+    torch.cuda.empty_cache()
+    return result
+
+
+def verify(torch, q, k, v, out, causal, max_rows):
+    B, H, Tq, D = q.shape
+    Hkv, Tk = k.shape[1], k.shape[2]
+    heads = sorted({0, B * H - 1})
+    rows_per = max(1, min(Tq, max_rows // len(heads)))
+    max_abs, sum_abs, n, d2, r2 = 0.0, 0.0, 0, 0.0, 0.0
+    for bh in heads:
+        b, h = divmod(bh, H)
+        hk = h // (H // Hkv)
+        idx = torch.linspace(0, Tq - 1, rows_per, device="cuda").round().long().unique()
+        qd = q[b, h, idx].double(); kd = k[b, hk].double(); vd = v[b, hk].double()
+        s = qd @ kd.T / math.sqrt(D)
+        if causal:
+            j = torch.arange(Tk, device="cuda")[None, :]
+            s = s.masked_fill(j > idx[:, None] + (Tk - Tq), float("-inf"))
+        ref = torch.softmax(s, dim=-1).nan_to_num(0.0) @ vd
+        got = out[b, h, idx].double()
+        e = (got - ref).abs()
+        max_abs = max(max_abs, e.max().item()); sum_abs += e.sum().item(); n += e.numel()
+        d2 += (e ** 2).sum().item(); r2 += (ref ** 2).sum().item()
+    return {"checked": True, "max_abs_err": max_abs, "mean_abs_err": sum_abs / n,
+            "rel_l2_err": math.sqrt(d2 / r2) if r2 > 0 else math.sqrt(d2),
+            "nonfinite": int((~torch.isfinite(out)).sum().item()), "rows_checked": n // D}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--config", required=True, help="fa2bench config whose grid to run")
+    ap.add_argument("--out", required=True, help="results file to write (fa2bench schema)")
+    ap.add_argument("--backends", default="flash,cudnn", help="comma list of flash,cudnn,efficient,math")
+    ap.add_argument("--fa2bench", default="build/fa2bench", help="fa2bench binary (expands the config)")
+    ap.add_argument("--only-shapes-of", default=None,
+                    help="run only shapes whose configured backend is this (e.g. fa2)")
+    args = ap.parse_args()
+    backends = [b for b in args.backends.split(",") if b]
+    for b in backends:
+        if b not in SDPA_NAMES:
+            die(f"unknown backend {b!r}; choose from {', '.join(SDPA_NAMES)}")
+    if not os.path.exists(args.fa2bench):
+        die(f"{args.fa2bench} not found (build fa2bench first, or pass --fa2bench)")
+    try:
+        import torch
+        import torch.nn.functional as F
+        from torch.nn.attention import sdpa_kernel, SDPBackend
+    except ImportError as e:
+        die(f"PyTorch is not installed ({e}); pip install torch", 3)
+    if not torch.cuda.is_available():
+        die("no CUDA GPU visible to PyTorch", 3)
+
+    plan = expand_cases(args.fa2bench, args.config)
+    shapes, seen = [], set()
+    for c in plan["cases"]:
+        if args.only_shapes_of and c["role"] != args.only_shapes_of:
+            continue
+        key = json.dumps(c["params"], sort_keys=True)
+        if key not in seen:
+            seen.add(key); shapes.append(c)
+    props = torch.cuda.get_device_properties(0)
+    flush = torch.empty(int(2 * getattr(props, "L2_cache_size", 50 << 20)), dtype=torch.uint8, device="cuda")
+    cases, t_start = [], time.time()
+    total = len(shapes) * len(backends)
+    for c in shapes:
+        p, m = c["params"], c["measure"]
+        for b in backends:
+            name = f"torch-{b}"
+            print(f"[{len(cases) + 1}/{total}] {name} {c['shape_key']}", file=sys.stderr, flush=True)
+            r = run_case(torch, F, sdpa_kernel, SDPBackend, b, p, m, flush)
+            flops = 4.0 * p["B"] * p["H"] * p["T_q"] * p["T_k"] * p["D"] / (2 if p["causal"] else 1)
+            case = {"id": f"{name}/{c['shape_key']}", "sweep": c["sweep"], "backend": name, "role": name,
+                    "params": p, "measure": m, "target": "cuda", "status": r["status"],
+                    "reason": r["reason"], "flops": flops,
+                    "time_ms": r.get("time_ms", {"n": 0}), "tflops": None, "gbps": None,
+                    "memory": {"peak_bytes": r.get("peak", 0),
+                               "workspace_bytes": max(0, r.get("peak", 0) - r.get("io", 0) * 2),
+                               "predicted_bytes": 0, "requested_bytes": 0},
+                    "accuracy": r.get("accuracy", {"checked": False, "nonfinite": 0, "rows_checked": 0})}
+            if r["status"] == "ok":
+                med = r["time_ms"]["median"]
+                case["tflops"] = flops / (med * 1e-3) / 1e12
+                print(f"        {med:.4g} ms, {case['tflops']:.1f} TFLOP/s", file=sys.stderr)
+            else:
+                print(f"        {r['status']}: {r['reason']}", file=sys.stderr)
+            cases.append(case)
+    with open(args.config, "rb") as f:
+        cfg_bytes = f.read()
+    free, total_mem = torch.cuda.mem_get_info()
+    out = {"schema": "fa2bench/results/1",
+           "tool": {"name": "torch_sdpa_baseline.py", "version": "0.1.0", "git": "", "build": "",
+                    "torch": torch.__version__},
+           "host": {"hostname": socket.gethostname(), "os": platform.platform()},
+           "device": {"kind": "cuda", "index": 0, "name": props.name,
+                      "cc": f"{props.major}.{props.minor}", "sms": props.multi_processor_count,
+                      "memory_bytes": total_mem, "l2_bytes": getattr(props, "L2_cache_size", 0),
+                      "cuda_runtime": torch.version.cuda,
+                      "cudnn": str(torch.backends.cudnn.version())},
+           "target": "cuda",
+           "config": {"path": args.config, "sha256": hashlib.sha256(cfg_bytes).hexdigest(),
+                      "echo": {}},
+           "checks": [], "cases": cases, "interrupted": False, "wall_s": time.time() - t_start}
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    tmp = args.out + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(out, f, indent=1)
+    os.replace(tmp, args.out)
+    print(f"wrote {args.out} ({len(cases)} cases)", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
