@@ -1,0 +1,150 @@
+// cpu-flash: the FlashAttention-2 forward algorithm on the CPU. Each work item is one
+// (batch, head, tile of Br query rows); it streams K/V tiles of Bc keys with an online softmax
+// (running max m, running sum l, unnormalised O accumulator, all float32), skips tiles wholly
+// above the causal diagonal, and writes O and LSE once at the end. Extra memory is per-thread
+// tile scratch only, so it does not grow with T.
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "backends/cpu_backends.h"
+#include "backends/cpu_common.h"
+
+namespace fa2b {
+namespace {
+
+constexpr int kBr = 64;  // query rows per tile
+constexpr int kBc = 64;  // keys per tile
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// Floats of one thread's scratch: Q tile, O accumulator, K tile, V tile (all float32 copies,
+// converted once per tile), the S/P tile and the m, l vectors; rounded up to 64 bytes so
+// threads never share a cache line.
+std::int64_t scratch_floats(int D) {
+  const std::int64_t n = 2LL * kBr * D + 2LL * kBc * D + kBr * kBc + 2 * kBr;
+  return (n + 15) / 16 * 16;
+}
+
+class CpuFlashBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "cpu-flash"; }
+  bool on_device() const override { return false; }
+  Support supports(const Case& c, const TargetInfo&) const override { return cpu::check_case(c); }
+
+  void prepare(const Case&, const AttnParams& p, MemoryTracker& tracker) override {
+    release();
+    threads_ = cpu::thread_count();
+    D_ = p.D;
+    const auto bytes = static_cast<std::size_t>(threads_ * scratch_floats(D_)) * sizeof(float);
+    scratch_ = TrackedBuffer(tracker, bytes, "cpu-flash tile scratch");
+  }
+
+  void run(const AttnParams& p, void*) override {
+    if (scratch_.get() == nullptr || p.D != D_) {
+      throw std::logic_error("cpu-flash: run() without a matching prepare()");
+    }
+    const std::int64_t q_tiles = (p.T_q + kBr - 1) / kBr;
+    const std::int64_t heads = static_cast<std::int64_t>(p.B) * p.H;
+    // Tile-major order with the last query tile first: under causal masking later tiles see
+    // more keys, so the most expensive items start first and the dynamic schedule balances.
+    cpu::parallel_for(threads_, q_tiles * heads, [&](int t, std::int64_t item) {
+      const std::int64_t tile = q_tiles - 1 - item / heads;
+      const std::int64_t bh = item % heads;
+      run_tile(p, static_cast<int>(bh / p.H), static_cast<int>(bh % p.H), tile * kBr,
+               scratch_.as<float>() + t * scratch_floats(D_));
+    });
+  }
+
+  void release() override { scratch_.reset(); }
+
+ private:
+  static void run_tile(const AttnParams& p, int b, int h, std::int64_t i0, float* scratch);
+
+  int threads_ = 1;
+  int D_ = 0;
+  TrackedBuffer scratch_;
+};
+
+void CpuFlashBackend::run_tile(const AttnParams& p, int b, int h, std::int64_t i0, float* scratch) {
+  const int D = p.D;
+  const int rows = static_cast<int>(std::min<std::int64_t>(kBr, p.T_q - i0));
+  const int hk = cpu::kv_head(p, h);
+  float* q = scratch;         // [rows][D]
+  float* acc = q + kBr * D;   // [rows][D]
+  float* kt = acc + kBr * D;  // [keys][D]
+  float* vt = kt + kBc * D;   // [keys][D]
+  float* s = vt + kBc * D;    // [rows][kBc]
+  float* m = s + kBr * kBc;   // [rows]
+  float* l = m + kBr;         // [rows]
+
+  for (int r = 0; r < rows; ++r) {
+    cpu::load_row(p.q, cpu::q_offset(p, b, h, i0 + r), D, p.dtype, q + r * D);
+    m[r] = kNegInf;
+    l[r] = 0.0f;
+  }
+  std::fill(acc, acc + rows * D, 0.0f);
+
+  // Keys the tile's last row may see; tiles beyond are skipped entirely.
+  const std::int64_t kv_end = cpu::last_visible_key(p, i0 + rows - 1) + 1;
+  for (std::int64_t j0 = 0; j0 < kv_end; j0 += kBc) {
+    const int keys = static_cast<int>(std::min<std::int64_t>(kBc, p.T_k - j0));
+    for (int c = 0; c < keys; ++c) {
+      cpu::load_row(p.k, cpu::k_offset(p, b, hk, j0 + c), D, p.dtype, kt + c * D);
+      cpu::load_row(p.v, cpu::v_offset(p, b, hk, j0 + c), D, p.dtype, vt + c * D);
+    }
+    cpu::scores_tile(q, D, rows, kt, D, keys, D, p.scale, s, kBc);
+    // Only tiles crossing the diagonal need masking: the first row's last visible key is
+    // before the tile's last key.
+    const bool mask = p.causal && cpu::last_visible_key(p, i0) < j0 + keys - 1;
+    for (int r = 0; r < rows; ++r) {
+      float* sr = s + r * kBc;
+      if (mask) {
+        const std::int64_t last = cpu::last_visible_key(p, i0 + r);
+        for (int c = 0; c < keys; ++c) {
+          if (j0 + c > last) sr[c] = kNegInf;
+        }
+      }
+      float m_new = m[r];
+      for (int c = 0; c < keys; ++c) m_new = std::max(m_new, sr[c]);
+      // While a row has seen no visible key its max is -inf; exponentiate against 0 instead
+      // (as the GPU kernel does) so masked scores give 0 and NaN scores still propagate.
+      const float m_use = m_new == kNegInf ? 0.0f : m_new;
+      const float alpha = std::exp(m[r] - m_use);  // 0 on the first visible tile
+      float sum = 0.0f;
+      for (int c = 0; c < keys; ++c) {
+        const float e = std::exp(sr[c] - m_use);
+        sum += e;                           // the row sum uses float32 P, as the GPU kernel's does
+        sr[c] = cpu::round_to(e, p.dtype);  // P enters the PV product in the input dtype
+      }
+      l[r] = l[r] * alpha + sum;
+      m[r] = m_new;
+      if (alpha != 1.0f) {
+        float* ar = acc + r * D;
+        for (int d = 0; d < D; ++d) ar[d] *= alpha;
+      }
+    }
+    cpu::accumulate_pv(s, kBc, rows, vt, D, keys, D, acc, D);
+  }
+
+  for (int r = 0; r < rows; ++r) {
+    float* ar = acc + r * D;
+    float lse = kNegInf;
+    if (l[r] != 0.0f) {  // NaN inputs make l NaN, and O NaN with it
+      const float inv = 1.0f / l[r];
+      for (int d = 0; d < D; ++d) ar[d] *= inv;
+      lse = m[r] + std::log(l[r]);
+    } else {  // a row that sees no key: zeros (acc is still 0), LSE -inf
+      std::fill(ar, ar + D, 0.0f);
+    }
+    cpu::store_row(p.o, cpu::o_offset(p, b, h, i0 + r), D, p.dtype, ar);
+    if (p.lse != nullptr) p.lse[(static_cast<std::int64_t>(b) * p.H + h) * p.T_q + i0 + r] = lse;
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_flash_backend() {
+  return std::make_unique<CpuFlashBackend>();
+}
+
+}  // namespace fa2b

@@ -1,0 +1,176 @@
+// cpu-naive: standard attention with the score matrix materialised in host memory, mirroring
+// the GPU `naive` backend's three kernels so its memory grows as T^2 the same way:
+//   1. S = scale * Q K^T for every (b, h), float32 [B, H, T_q, T_k] (full GEMM, no causal skip)
+//   2. a masked row softmax of S into P, stored in the input dtype, plus the LSE
+//   3. O = P V (full GEMM; masked entries of P are zero)
+// S and P come from the tracker in prepare(); the per-thread tiles used to convert inputs to
+// float32 are small and untracked, like a GPU kernel's shared memory.
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "backends/cpu_backends.h"
+#include "backends/cpu_common.h"
+
+namespace fa2b {
+namespace {
+
+constexpr int kRows = 64;  // query rows per work item
+constexpr int kKeys = 64;  // keys per converted K / V tile
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+class CpuNaiveBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "cpu-naive"; }
+  bool on_device() const override { return false; }
+  Support supports(const Case& c, const TargetInfo&) const override { return cpu::check_case(c); }
+
+  void prepare(const Case&, const AttnParams& p, MemoryTracker& tracker) override {
+    release();
+    const auto count = static_cast<std::size_t>(p.B) * static_cast<std::size_t>(p.H) *
+                       static_cast<std::size_t>(p.T_q) * static_cast<std::size_t>(p.T_k);
+    // Locals first: if P does not fit, S is released on the way out instead of leaking.
+    TrackedBuffer s(tracker, count * sizeof(float), "cpu-naive scores S (float32)");
+    TrackedBuffer pm(tracker, count * cpu::storage_bytes(p.dtype), "cpu-naive probabilities P");
+    s_ = std::move(s);
+    p_ = std::move(pm);
+    count_ = count;
+  }
+
+  void run(const AttnParams& p, void*) override;
+
+  void release() override {
+    s_.reset();
+    p_.reset();
+    count_ = 0;
+  }
+
+ private:
+  void compute_scores(const AttnParams& p, int threads);
+  void softmax(const AttnParams& p, int threads);
+  void compute_output(const AttnParams& p, int threads);
+
+  TrackedBuffer s_, p_;
+  std::size_t count_ = 0;
+};
+
+void CpuNaiveBackend::run(const AttnParams& p, void*) {
+  const auto count = static_cast<std::size_t>(p.B) * static_cast<std::size_t>(p.H) *
+                     static_cast<std::size_t>(p.T_q) * static_cast<std::size_t>(p.T_k);
+  if (s_.get() == nullptr || count != count_) {
+    throw std::logic_error("cpu-naive: run() without a matching prepare()");
+  }
+  const int threads = cpu::thread_count();
+  compute_scores(p, threads);
+  softmax(p, threads);
+  compute_output(p, threads);
+}
+
+// Phase 1: one item per (b, h, block of kRows query rows), sweeping all keys.
+void CpuNaiveBackend::compute_scores(const AttnParams& p, int threads) {
+  const int D = p.D;
+  const std::int64_t blocks = (p.T_q + kRows - 1) / kRows;
+  std::vector<std::vector<float>> scratch(static_cast<std::size_t>(threads));
+  float* S = s_.as<float>();
+  cpu::parallel_for(
+      threads, static_cast<std::int64_t>(p.B) * p.H * blocks, [&](int t, std::int64_t item) {
+        std::vector<float>& buf = scratch[static_cast<std::size_t>(t)];
+        buf.resize(static_cast<std::size_t>(kRows + kKeys) * D);
+        float* q = buf.data();
+        float* k = q + kRows * D;
+        const std::int64_t bh = item / blocks;
+        const int b = static_cast<int>(bh / p.H), h = static_cast<int>(bh % p.H);
+        const int hk = cpu::kv_head(p, h);
+        const std::int64_t i0 = item % blocks * kRows;
+        const int rows = static_cast<int>(std::min<std::int64_t>(kRows, p.T_q - i0));
+        for (int r = 0; r < rows; ++r) {
+          cpu::load_row(p.q, cpu::q_offset(p, b, h, i0 + r), D, p.dtype, q + r * D);
+        }
+        float* s_rows = S + (bh * p.T_q + i0) * p.T_k;
+        for (std::int64_t j0 = 0; j0 < p.T_k; j0 += kKeys) {
+          const int keys = static_cast<int>(std::min<std::int64_t>(kKeys, p.T_k - j0));
+          for (int c = 0; c < keys; ++c) {
+            cpu::load_row(p.k, cpu::k_offset(p, b, hk, j0 + c), D, p.dtype, k + c * D);
+          }
+          cpu::scores_tile(q, D, rows, k, D, keys, D, p.scale, s_rows + j0, p.T_k);
+        }
+      });
+}
+
+// Phase 2: one item per block of kRows rows of the flattened [B*H*T_q, T_k] matrix.
+void CpuNaiveBackend::softmax(const AttnParams& p, int threads) {
+  const std::int64_t total_rows = static_cast<std::int64_t>(p.B) * p.H * p.T_q;
+  const float* S = s_.as<float>();
+  std::vector<std::vector<float>> scratch(static_cast<std::size_t>(threads));
+  cpu::parallel_for(threads, (total_rows + kRows - 1) / kRows, [&](int t, std::int64_t item) {
+    std::vector<float>& e = scratch[static_cast<std::size_t>(t)];
+    e.assign(static_cast<std::size_t>(p.T_k), 0.0f);
+    const std::int64_t row_end = std::min(total_rows, (item + 1) * kRows);
+    for (std::int64_t row = item * kRows; row < row_end; ++row) {
+      const float* s = S + row * p.T_k;
+      const std::int64_t visible = cpu::last_visible_key(p, row % p.T_q) + 1;
+      float m = kNegInf;
+      for (std::int64_t j = 0; j < visible; ++j) m = std::max(m, s[j]);
+      // Exponentiate against 0 when nothing is finite (as the GPU kernels do): masked scores
+      // give 0, NaN scores still propagate.
+      const float m_use = m == kNegInf ? 0.0f : m;
+      float l = 0.0f;
+      for (std::int64_t j = 0; j < visible; ++j) {
+        e[j] = std::exp(s[j] - m_use);
+        l += e[j];
+      }
+      std::fill(e.begin() + (visible > 0 ? visible : 0), e.end(), 0.0f);
+      float lse = kNegInf;
+      if (l != 0.0f) {
+        const float inv = 1.0f / l;
+        for (std::int64_t j = 0; j < visible; ++j) e[j] *= inv;
+        lse = m + std::log(l);
+      }  // else: a row that sees no key keeps P = 0 (so O = 0) and LSE = -inf
+      cpu::store_row(p_.get(), row * p.T_k, p.T_k, p.dtype, e.data());
+      if (p.lse != nullptr) p.lse[row] = lse;
+    }
+  });
+}
+
+// Phase 3: one item per (b, h, block of kRows query rows); O accumulates in float32.
+void CpuNaiveBackend::compute_output(const AttnParams& p, int threads) {
+  const int D = p.D;
+  const std::int64_t blocks = (p.T_q + kRows - 1) / kRows;
+  std::vector<std::vector<float>> scratch(static_cast<std::size_t>(threads));
+  cpu::parallel_for(
+      threads, static_cast<std::int64_t>(p.B) * p.H * blocks, [&](int t, std::int64_t item) {
+        std::vector<float>& buf = scratch[static_cast<std::size_t>(t)];
+        buf.assign(static_cast<std::size_t>(kRows) * (D + kKeys) + kKeys * D, 0.0f);
+        float* acc = buf.data();        // [rows][D]
+        float* pt = acc + kRows * D;    // [rows][kKeys]
+        float* v = pt + kRows * kKeys;  // [keys][D]
+        const std::int64_t bh = item / blocks;
+        const int b = static_cast<int>(bh / p.H), h = static_cast<int>(bh % p.H);
+        const int hk = cpu::kv_head(p, h);
+        const std::int64_t i0 = item % blocks * kRows;
+        const int rows = static_cast<int>(std::min<std::int64_t>(kRows, p.T_q - i0));
+        const std::int64_t p_row0 = (bh * p.T_q + i0) * p.T_k;
+        for (std::int64_t j0 = 0; j0 < p.T_k; j0 += kKeys) {
+          const int keys = static_cast<int>(std::min<std::int64_t>(kKeys, p.T_k - j0));
+          for (int c = 0; c < keys; ++c) {
+            cpu::load_row(p.v, cpu::v_offset(p, b, hk, j0 + c), D, p.dtype, v + c * D);
+          }
+          for (int r = 0; r < rows; ++r) {
+            cpu::load_row(p_.get(), p_row0 + r * p.T_k + j0, keys, p.dtype, pt + r * kKeys);
+          }
+          cpu::accumulate_pv(pt, kKeys, rows, v, D, keys, D, acc, D);
+        }
+        for (int r = 0; r < rows; ++r) {
+          cpu::store_row(p.o, cpu::o_offset(p, b, h, i0 + r), D, p.dtype, acc + r * D);
+        }
+      });
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_naive_backend() {
+  return std::make_unique<CpuNaiveBackend>();
+}
+
+}  // namespace fa2b
