@@ -1,0 +1,370 @@
+// FlashAttention-2 forward kernel (Dao 2023) on mma.sync tensor cores.
+//
+// One CTA per (query tile, batch, head). Q is staged once; K and V tiles stream through shared
+// memory in a two-stage cp.async pipeline: V of tile n loads while Q*K^T of tile n runs, and K
+// of tile n-1 loads while softmax and P*V of tile n run. Scores, the running max/sum and the O
+// accumulator never leave registers; P is repacked from the score accumulators straight into
+// the A operand of the P*V mma. Key tiles are walked from the last to the first so that the
+// only tiles needing a mask (the T_k tail and the causal diagonal) come first and the loop body
+// after them is mask-free.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "common/attn_params.h"
+#include "common/cp_async.cuh"
+#include "common/mma.cuh"
+#include "common/smem_swizzle.cuh"
+#include "fa2/fa2_traits.h"
+
+namespace fa2b {
+namespace fa2 {
+
+// ex2.approx is what exp2f becomes under fast-math; we want it without fast-math elsewhere.
+// It maps -inf to +0, which the masking relies on.
+__device__ __forceinline__ float fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// Copies rows [row0, row0 + kRows) of a [rows, D] global tile into swizzled shared memory with
+// 16-byte cp.async; rows at or past `row_end` are zero-filled. Eight threads cover one 128-byte
+// row segment (coalesced), and each pass advances kThreads / 8 rows, a multiple of 8, so a
+// thread's swizzle key never changes: all shared and global addresses are one per-thread base
+// plus compile-time offsets, which keeps the loader from pinning a register per chunk.
+template <typename Traits, int kRows, typename T>
+__device__ __forceinline__ void load_tile(T* smem, const T* gmem, std::int64_t ld, int row0,
+                                          int row_end, int tid) {
+  constexpr int kChunks = Traits::kHeadDim / 8;
+  constexpr int kGroups = (kChunks + 7) / 8;  // 8-chunk (128-byte) groups per row
+  constexpr int kRowsPerPass = Traits::kThreads / 8;
+  constexpr int kPasses = kRows / kRowsPerPass;
+  constexpr int kPitch = Traits::kPitch;
+  static_assert(kRows % kRowsPerPass == 0 && kRowsPerPass % 8 == 0, "loader tiling");
+  const int r = tid >> 3;
+  const int c = tid & 7;
+  const std::uint32_t s_base =
+      smem_u32(smem) + static_cast<std::uint32_t>((r * kPitch + ((c ^ (r & 7)) * 8)) * 2);
+  const T* g = gmem + static_cast<std::int64_t>(row0 + r) * ld + c * 8;
+  const int rows_left = row_end - row0 - r;
+#pragma unroll
+  for (int ps = 0; ps < kPasses; ++ps) {
+    const bool row_ok = ps * kRowsPerPass < rows_left;
+#pragma unroll
+    for (int grp = 0; grp < kGroups; ++grp) {
+      if (kChunks % 8 != 0 && grp == kGroups - 1 && c >= kChunks % 8) continue;
+      const std::uint32_t dst =
+          s_base + static_cast<std::uint32_t>((ps * kRowsPerPass * kPitch + grp * 64) * 2);
+      // A zero-filled copy reads nothing, but still gets an in-bounds address.
+      cp_async_16(dst, row_ok ? g + grp * 64 : gmem, row_ok);
+    }
+    g += kRowsPerPass * ld;
+  }
+}
+
+// Per-lane ldmatrix base addresses, one per value of (logical chunk % 8) / 2. The swizzle XOR
+// of a compile-time chunk with the lane's key is not an addition, so it is resolved here once;
+// inside the loops every address is then base[i] + a compile-time offset, which the compiler
+// folds into the instruction's immediate instead of keeping dozens of hoisted addresses live.
+// `lane_row` is the lane's row inside an 8-row-aligned group, `half` its extra chunk (0 or 1).
+template <int kPitch>
+struct LdsmBases {
+  std::uint32_t base[4];
+  __device__ __forceinline__ LdsmBases(std::uint32_t smem, int lane_row, int half) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int chunk = (2 * i + half) ^ (lane_row & 7);
+      base[i] = smem + static_cast<std::uint32_t>((lane_row * kPitch + chunk * 8) * 2);
+    }
+  }
+  // Address of tile row `row_const` (a multiple of 8) and logical chunk `chunk_even` (even).
+  __device__ __forceinline__ std::uint32_t at(int row_const, int chunk_even) const {
+    return base[(chunk_even & 7) >> 1] +
+           static_cast<std::uint32_t>((row_const * kPitch + (chunk_even & ~7) * 8) * 2);
+  }
+};
+
+template <typename Traits, typename T, bool kCausal>
+__global__ void __launch_bounds__(Traits::kThreads) fa2_fwd_kernel(const AttnParams p) {
+  constexpr int kBM = Traits::kBlockM;
+  constexpr int kBN = Traits::kBlockN;
+  constexpr int kD = Traits::kHeadDim;
+  constexpr int kMT = Traits::kMTiles;
+  constexpr int kNT = kBN / 8;  // 8-wide key tiles of S
+  constexpr int kDT = kD / 8;   // 8-wide d tiles of O
+  constexpr int kKS = kD / 16;  // k-steps of Q*K^T
+  constexpr int kPitch = Traits::kPitch;
+  constexpr int kQFrags = Traits::kQInRegs ? kKS : 1;
+  using Sw = SwizzledTile<kD>;
+
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  T* sQ = reinterpret_cast<T*>(smem_raw);
+  T* sK = sQ + kBM * kPitch;
+  T* sV = sK + kBN * kPitch;
+
+  const int tid = static_cast<int>(threadIdx.x);
+  const int warp = tid / 32;
+  const int lane = tid % 32;
+  const int g = lane >> 2;  // mma fragment row within an 8-row group
+  const int t = lane & 3;   // mma fragment column pair
+
+  // Everything lives in grid.x (no 65535 limit on y/z). m-blocks of one head are adjacent so
+  // the CTAs resident at once share K/V in L2; within a head the heaviest (last, under the
+  // causal mask) m-block goes first so the tail of the grid is made of short CTAs.
+  const int num_m = (p.T_q + kBM - 1) / kBM;
+  const int m_block = num_m - 1 - static_cast<int>(blockIdx.x % static_cast<unsigned>(num_m));
+  const int bh = static_cast<int>(blockIdx.x / static_cast<unsigned>(num_m));
+  const int h = bh % p.H;
+  const int b = bh / p.H;
+  const int h_kv = h / (p.H / p.H_kv);
+  const int m0 = m_block * kBM;
+
+  const T* q = static_cast<const T*>(p.q) + b * p.q_batch_stride + h * p.q_head_stride;
+  const T* k = static_cast<const T*>(p.k) + b * p.k_batch_stride + h_kv * p.k_head_stride;
+  const T* v = static_cast<const T*>(p.v) + b * p.v_batch_stride + h_kv * p.v_head_stride;
+  T* o = static_cast<T*>(p.o) + b * p.o_batch_stride + h * p.o_head_stride;
+
+  // Bottom-right causal alignment: row i sees keys j <= i + diag.
+  const int diag = p.T_k - p.T_q;
+  int n_blocks = (p.T_k + kBN - 1) / kBN;
+  if (kCausal) {
+    const int last_visible = min(m0 + kBM, p.T_q) - 1 + diag;
+    n_blocks = last_visible < 0 ? 0 : min(n_blocks, last_visible / kBN + 1);
+  }
+
+  const float scale_log2 = p.scale * 1.4426950408889634f;
+
+  float acc_o[kMT][kDT][4];
+  float row_m[kMT][2];
+  float row_l[kMT][2];
+#pragma unroll
+  for (int mi = 0; mi < kMT; ++mi) {
+#pragma unroll
+    for (int j = 0; j < kDT; ++j) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc_o[mi][j][e] = 0.f;
+    }
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      row_m[mi][r] = -INFINITY;
+      row_l[mi][r] = 0.f;
+    }
+  }
+
+  // Per-lane ldmatrix geometry (see mma.cuh for the fragment layouts). Every tile row base is a
+  // multiple of 8, so the swizzle key row % 8 is lane % 8 for all three operands.
+  const int warp_row0 = warp * kMT * 16;
+  const LdsmBases<kPitch> q_ld(smem_u32(sQ) + warp_row0 * kPitch * 2, lane & 15, lane >> 4);
+  const LdsmBases<kPitch> k_ld(smem_u32(sK), (lane & 7) + ((lane >> 4) << 3), (lane >> 3) & 1);
+  const LdsmBases<kPitch> v_ld(smem_u32(sV), (lane & 7) + (((lane >> 3) & 1) << 3), lane >> 4);
+
+  std::uint32_t q_frag[kMT][kQFrags][4];
+
+  if (n_blocks > 0) {
+    load_tile<Traits, kBM>(sQ, q, p.q_row_stride, m0, p.T_q, tid);
+    cp_async_commit();
+    int n = n_blocks - 1;
+    load_tile<Traits, kBN>(sK, k, p.k_row_stride, n * kBN, p.T_k, tid);
+    cp_async_commit();
+
+    if constexpr (Traits::kQInRegs) {
+      cp_async_wait<1>();
+      __syncthreads();
+#pragma unroll
+      for (int mi = 0; mi < kMT; ++mi) {
+#pragma unroll
+        for (int ks = 0; ks < kKS; ++ks) {
+          ldmatrix_x4(q_frag[mi][ks], q_ld.at(mi * 16, 2 * ks));
+        }
+      }
+    }
+
+    for (; n >= 0; --n) {
+      cp_async_wait<0>();
+      __syncthreads();  // K_n landed; every warp is done reading V_{n+1}
+      load_tile<Traits, kBN>(sV, v, p.v_row_stride, n * kBN, p.T_k, tid);
+      cp_async_commit();
+
+      float s[kMT][kNT][4];
+#pragma unroll
+      for (int mi = 0; mi < kMT; ++mi) {
+#pragma unroll
+        for (int j = 0; j < kNT; ++j) {
+#pragma unroll
+          for (int e = 0; e < 4; ++e) s[mi][j][e] = 0.f;
+        }
+      }
+
+#pragma unroll
+      for (int ks = 0; ks < kKS; ++ks) {
+        std::uint32_t qa[kMT][4];
+#pragma unroll
+        for (int mi = 0; mi < kMT; ++mi) {
+          if constexpr (Traits::kQInRegs) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) qa[mi][e] = q_frag[mi][ks][e];
+          } else {
+            ldmatrix_x4(qa[mi], q_ld.at(mi * 16, 2 * ks));
+          }
+        }
+#pragma unroll
+        for (int nn = 0; nn < kNT / 2; ++nn) {
+          std::uint32_t kb[4];
+          ldmatrix_x4(kb, k_ld.at(nn * 16, 2 * ks));
+#pragma unroll
+          for (int mi = 0; mi < kMT; ++mi) {
+            mma_16816<T>(s[mi][2 * nn], qa[mi], kb[0], kb[1]);
+            mma_16816<T>(s[mi][2 * nn + 1], qa[mi], kb[2], kb[3]);
+          }
+        }
+      }
+
+      // Only the T_k tail tile and tiles crossing the causal diagonal pay for the mask.
+      const int col0 = n * kBN;
+      const bool need_mask = (col0 + kBN > p.T_k) || (kCausal && col0 + kBN - 1 > m0 + diag);
+      if (need_mask) {
+#pragma unroll
+        for (int mi = 0; mi < kMT; ++mi) {
+#pragma unroll
+          for (int j = 0; j < kNT; ++j) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+              const int row = m0 + warp_row0 + mi * 16 + g + (e >= 2 ? 8 : 0);
+              const int col = col0 + j * 8 + 2 * t + (e & 1);
+              if (col >= p.T_k || (kCausal && col > row + diag)) s[mi][j][e] = -INFINITY;
+            }
+          }
+        }
+      }
+
+      cp_async_wait<0>();
+      __syncthreads();  // V_n landed; every warp is done reading K_n
+      if (n > 0) {
+        load_tile<Traits, kBN>(sK, k, p.k_row_stride, (n - 1) * kBN, p.T_k, tid);
+        cp_async_commit();
+      }
+
+      // Online softmax in the log2 domain; the quad (4 lanes) sharing a row reduces via shfl.
+#pragma unroll
+      for (int mi = 0; mi < kMT; ++mi) {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          float mx = row_m[mi][r];
+#pragma unroll
+          for (int j = 0; j < kNT; ++j) mx = fmaxf(mx, fmaxf(s[mi][j][2 * r], s[mi][j][2 * r + 1]));
+          mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+          mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+          // A row that has seen only masked keys keeps max -inf; subtracting 0 instead keeps
+          // its probabilities exactly 0 rather than NaN.
+          const float m_scaled = mx == -INFINITY ? 0.f : mx * scale_log2;
+          const float corr = fast_exp2(row_m[mi][r] * scale_log2 - m_scaled);
+          row_m[mi][r] = mx;
+          float sum = 0.f;
+#pragma unroll
+          for (int j = 0; j < kNT; ++j) {
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              const float pv = fast_exp2(fmaf(s[mi][j][2 * r + e], scale_log2, -m_scaled));
+              s[mi][j][2 * r + e] = pv;
+              sum += pv;
+            }
+          }
+          row_l[mi][r] = row_l[mi][r] * corr + sum;
+#pragma unroll
+          for (int j = 0; j < kDT; ++j) {
+            acc_o[mi][j][2 * r] *= corr;
+            acc_o[mi][j][2 * r + 1] *= corr;
+          }
+        }
+      }
+
+#pragma unroll
+      for (int kk = 0; kk < kBN / 16; ++kk) {
+        std::uint32_t pa[kMT][4];
+#pragma unroll
+        for (int mi = 0; mi < kMT; ++mi) {
+          pa[mi][0] = pack2<T>(s[mi][2 * kk][0], s[mi][2 * kk][1]);
+          pa[mi][1] = pack2<T>(s[mi][2 * kk][2], s[mi][2 * kk][3]);
+          pa[mi][2] = pack2<T>(s[mi][2 * kk + 1][0], s[mi][2 * kk + 1][1]);
+          pa[mi][3] = pack2<T>(s[mi][2 * kk + 1][2], s[mi][2 * kk + 1][3]);
+        }
+#pragma unroll
+        for (int dn = 0; dn < kD / 16; ++dn) {
+          std::uint32_t vb[4];
+          ldmatrix_x4_trans(vb, v_ld.at(kk * 16, 2 * dn));
+#pragma unroll
+          for (int mi = 0; mi < kMT; ++mi) {
+            mma_16816<T>(acc_o[mi][2 * dn], pa[mi], vb[0], vb[1]);
+            mma_16816<T>(acc_o[mi][2 * dn + 1], pa[mi], vb[2], vb[3]);
+          }
+        }
+      }
+    }
+  }
+
+  // Epilogue: normalise, stage this warp's rows in its own slice of sQ (only this warp ever
+  // reads that slice), then store 16-byte chunks so the global writes are coalesced.
+  float lse_val[kMT][2];
+#pragma unroll
+  for (int mi = 0; mi < kMT; ++mi) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float l = row_l[mi][r];
+      l += __shfl_xor_sync(0xffffffffu, l, 1);
+      l += __shfl_xor_sync(0xffffffffu, l, 2);
+      const float inv = l > 0.f ? 1.f / l : 0.f;
+      lse_val[mi][r] = l > 0.f ? row_m[mi][r] * p.scale + __logf(l) : -INFINITY;
+#pragma unroll
+      for (int j = 0; j < kDT; ++j) {
+        acc_o[mi][j][2 * r] *= inv;
+        acc_o[mi][j][2 * r + 1] *= inv;
+      }
+    }
+  }
+  __syncwarp();
+#pragma unroll
+  for (int mi = 0; mi < kMT; ++mi) {
+#pragma unroll
+    for (int j = 0; j < kDT; ++j) {
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const int row = warp_row0 + mi * 16 + g + 8 * r;
+        *reinterpret_cast<std::uint32_t*>(sQ + Sw::offset(row, j * 8) + 2 * t) =
+            pack2<T>(acc_o[mi][j][2 * r], acc_o[mi][j][2 * r + 1]);
+      }
+    }
+  }
+  __syncwarp();
+  constexpr int kChunks = kD / 8;
+  constexpr int kWarpChunks = kMT * 16 * kChunks;
+#pragma unroll
+  for (int it = 0; it < (kWarpChunks + 31) / 32; ++it) {
+    const int idx = it * 32 + lane;
+    if (kWarpChunks % 32 != 0 && idx >= kWarpChunks) break;
+    const int row = warp_row0 + idx / kChunks;
+    const int c = idx % kChunks;
+    if (m0 + row < p.T_q) {
+      *reinterpret_cast<uint4*>(o + static_cast<std::int64_t>(m0 + row) * p.o_row_stride + c * 8) =
+          *reinterpret_cast<const uint4*>(sQ + Sw::offset(row, c * 8));
+    }
+  }
+  if (p.lse != nullptr && t == 0) {
+    float* lse = p.lse + (static_cast<std::int64_t>(b) * p.H + h) * p.T_q;
+#pragma unroll
+    for (int mi = 0; mi < kMT; ++mi) {
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const int row = m0 + warp_row0 + mi * 16 + g + 8 * r;
+        if (row < p.T_q) lse[row] = lse_val[mi][r];
+      }
+    }
+  }
+}
+
+}  // namespace fa2
+}  // namespace fa2b

@@ -1,0 +1,33 @@
+// Definition of run_fa2_fwd<T, D>; included only by the instantiation units under inst/.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "fa2/fa2_fwd_kernel.cuh"
+#include "fa2/fa2_fwd_launch.h"
+#include "fa2/fa2_traits.h"
+#include "fa2/static_switch.h"
+
+namespace fa2b {
+
+template <typename Traits, typename T, bool kCausal>
+cudaError_t launch_fa2_fwd(const AttnParams& p, cudaStream_t stream) {
+  auto kernel = &fa2::fa2_fwd_kernel<Traits, T, kCausal>;
+  // Above 48 KB of dynamic shared memory needs an opt-in; once per instantiation is enough.
+  static const cudaError_t attr_err =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
+  if (attr_err != cudaSuccess) return attr_err;
+  const unsigned num_m = static_cast<unsigned>((p.T_q + Traits::kBlockM - 1) / Traits::kBlockM);
+  const dim3 grid(num_m * static_cast<unsigned>(p.B) * static_cast<unsigned>(p.H));
+  kernel<<<grid, Traits::kThreads, Traits::kSmemBytes, stream>>>(p);
+  return cudaGetLastError();
+}
+
+template <typename T, int kHeadDim>
+cudaError_t run_fa2_fwd(const AttnParams& p, cudaStream_t stream) {
+  return FA2_BOOL_SWITCH(p.causal, kCausal, [&] {
+    return launch_fa2_fwd<Fa2Traits<kHeadDim>, T, kCausal>(p, stream);
+  });
+}
+
+}  // namespace fa2b
