@@ -12,6 +12,7 @@ $bin devices | tee results/h200/devices.txt
 (time ctest --test-dir build-h200 --output-on-failure -j 4) > "$out/ctest.log" 2>&1
 tail -15 "$out/ctest.log"
 for cfg in seed_notebook seed_article; do
+  mkdir -p results/h200/$cfg
   $bin sweep --config configs/$cfg.json --target cuda --out results/h200/$cfg --quiet \
     > "results/h200/$cfg/stdout.txt" 2> "$out/$cfg.stderr" || true
   echo "== $cfg: exit ${PIPESTATUS[0]}"; tail -25 "results/h200/$cfg/stdout.txt"

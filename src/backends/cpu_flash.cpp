@@ -3,6 +3,7 @@
 // (running max m, running sum l, unnormalised O accumulator, all float32), skips tiles wholly
 // above the causal diagonal, and writes O and LSE once at the end. Extra memory is per-thread
 // tile scratch only, so it does not grow with T.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -33,7 +34,11 @@ class CpuFlashBackend final : public Backend {
 
   void prepare(const Case&, const AttnParams& p, MemoryTracker& tracker) override {
     release();
-    threads_ = cpu::thread_count();
+    // No more scratch than there are work items: small cases on many cores stay small.
+    const std::int64_t items =
+        static_cast<std::int64_t>(p.B) * p.H * ((p.T_q + kBr - 1) / kBr);
+    threads_ = static_cast<int>(std::max<std::int64_t>(
+        1, std::min<std::int64_t>(cpu::thread_count(), items)));
     D_ = p.D;
     const auto bytes = static_cast<std::size_t>(threads_ * scratch_floats(D_)) * sizeof(float);
     scratch_ = TrackedBuffer(tracker, bytes, "cpu-flash tile scratch");

@@ -15,9 +15,7 @@ class NaiveCudaBackend final : public Backend {
   Support supports(const Case& c, const TargetInfo& t) const override {
     Support s = our_kernel_support(c, t, name());
     if (!s.ok) return s;
-    AttnParams p;
-    p.dtype = kernel_dtype(c.dtype);
-    p.D = static_cast<int>(c.D);
+    const AttnParams p = shape_params(c);
     std::string why;
     if (!naive_supported(p, &why)) return Support::no(why);
     return Support::yes();
