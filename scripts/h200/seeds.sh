@@ -18,3 +18,11 @@ for cfg in seed_notebook seed_article; do
   echo "== $cfg: exit ${PIPESTATUS[0]}"; tail -25 "results/h200/$cfg/stdout.txt"
 done
 tar czf "$out/results_h200.tgz" results/h200
+# PyTorch's SDPA backends on the same shapes, in the same job, for the ratios the issues ask for.
+for cfg in seed_notebook seed_article; do
+  PYTHONUNBUFFERED=1 python3 scripts/torch_sdpa_baseline.py --config configs/$cfg.json \
+    --fa2bench $bin --only-shapes-of fa2 --backends flash,cudnn,math \
+    --out results/h200/$cfg/torch_sdpa.json 2> "$out/torch_$cfg.log" || tail -5 "$out/torch_$cfg.log"
+  grep -E "torch-|ms," "$out/torch_$cfg.log" | paste - - | tail -20
+done
+tar czf "$out/results_h200.tgz" results/h200
