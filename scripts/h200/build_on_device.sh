@@ -5,8 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH=/usr/local/cuda/bin:$PATH
 build=${FA2BENCH_BUILD_DIR:-build-h200}
+# The copy on the GPU machine has no .git: the commit travels in .carry/git_sha.
+git_flag=()
+[ -f .carry/git_sha ] && git_flag=(-DFA2BENCH_GIT="$(cat .carry/git_sha)")
 start=$(date +%s)
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DCMAKE_PREFIX_PATH="$PWD/.carry/deps/usr" >/dev/null
+  -DCMAKE_PREFIX_PATH="$PWD/.carry/deps/usr" "${git_flag[@]}" >/dev/null
 cmake --build "$build" -j "$(nproc)"
 echo "build: $(( $(date +%s) - start ))s"
