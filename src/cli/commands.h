@@ -37,6 +37,8 @@ void add_plan_command(CLI::App& app, int& exit_code);
 void add_check_command(CLI::App& app, int& exit_code);
 void add_validate_command(CLI::App& app, int& exit_code);
 void add_devices_command(CLI::App& app, int& exit_code);
+void add_compare_command(CLI::App& app, int& exit_code);
+void add_merge_command(CLI::App& app, int& exit_code);
 
 // "80GiB", "512MiB", "1.5GB", "1000000" → bytes; nullopt when malformed.
 std::optional<std::int64_t> parse_size(const std::string& text);

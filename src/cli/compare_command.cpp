@@ -1,0 +1,112 @@
+// fa2bench compare BASE.json NEW.json: per-case ratios and verdicts between two runs.
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "compare/compare.h"
+#include "report/report.h"
+
+namespace fa2b {
+namespace {
+
+struct CompareArgs {
+  std::string base;
+  std::string next;
+  double threshold = 0.05;
+  std::string format = "table";
+  std::string out;
+  bool fail_on_regression = false;
+  bool normalize = false;
+  std::string junit;
+  std::string summary_md;
+};
+
+int run_compare(const CompareArgs& a) {
+  ResultSet base, next;
+  try {
+    base = load_results(a.base);
+    next = load_results(a.next);
+  } catch (const ResultsFileError& e) {
+    fmt::print(stderr, "fa2bench: {}\n", e.what());
+    return kExitUsage;
+  }
+  Comparison cmp;
+  try {
+    cmp = compare_results(base, a.base, next, a.next, {a.threshold, a.normalize});
+  } catch (const CompareError& e) {
+    fmt::print(stderr, "fa2bench: {}\n", e.what());
+    return kExitUsage;
+  }
+
+  std::string text;
+  if (a.format == "md") {
+    text = compare_md_text(cmp);
+  } else if (a.format == "csv") {
+    text = compare_csv_text(cmp);
+  } else if (a.format == "json") {
+    text = compare_json(cmp).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  } else {
+    text = compare_table_text(cmp);
+  }
+  // Warnings go to stderr too when stdout carries a machine-readable format or a file.
+  if (a.format == "csv" || a.format == "json" || !a.out.empty()) {
+    for (const std::string& w : cmp.warnings) fmt::print(stderr, "fa2bench: {}\n", w);
+  }
+  try {
+    if (a.out.empty()) {
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      std::fflush(stdout);
+    } else {
+      write_text_file_atomic(a.out, text);
+      fmt::print(stderr, "fa2bench: wrote {} ({})\n", a.out, a.format);
+    }
+    if (!a.junit.empty()) write_text_file_atomic(a.junit, compare_junit_text(cmp));
+    if (!a.summary_md.empty()) write_text_file_atomic(a.summary_md, compare_summary_md_text(cmp));
+  } catch (const std::runtime_error& e) {
+    fmt::print(stderr, "fa2bench: {}\n", e.what());
+    return kExitRuntime;
+  }
+  if (cmp.has_regression()) {
+    fmt::print(stderr, "fa2bench: {} regression{} ({} slower, {} no longer ok){}\n",
+               cmp.counts.regressions, cmp.counts.regressions == 1 ? "" : "s", cmp.counts.slower,
+               cmp.counts.regressions - cmp.counts.slower,
+               a.fail_on_regression ? "" : "; not failing without --fail-on-regression");
+    if (a.fail_on_regression) return kExitCheckFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<CompareArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "compare",
+      "Compare two results files case by case (matched by id: backend + shape): NEW/BASE ratios\n"
+      "of median time, TFLOP/s and peak memory, and a verdict per case from the median change\n"
+      "and both runs' p10-p90 intervals: same (within --threshold), faster/slower (beyond it,\n"
+      "intervals disjoint), ambiguous (beyond it, intervals overlap), or the status change\n"
+      "(e.g. ok→oom). Exit 1 with --fail-on-regression when a case got slower or stopped\n"
+      "being ok; 2 when a file cannot be used.\n\n"
+      "Example:  fa2bench compare baseline/results.json out/results.json --fail-on-regression");
+  cmd->add_option("base", args->base, "BASE results.json (the reference run)")->required();
+  cmd->add_option("new", args->next, "NEW results.json (the run being judged)")->required();
+  cmd->add_option("--threshold", args->threshold,
+                  "Relative change of the median time that counts as noise (default 0.05)")
+      ->check(CLI::Range(0.0, 10.0));
+  cmd->add_option("--format", args->format, "Output format: table, md, csv or json")
+      ->check(CLI::IsMember({"table", "md", "csv", "json"}));
+  cmd->add_option("--out,-o", args->out, "Write the output to this file instead of stdout");
+  cmd->add_flag("--fail-on-regression", args->fail_on_regression,
+                "Exit 1 when any case is slower, or ok in BASE and not ok in NEW");
+  cmd->add_flag("--normalize", args->normalize,
+                "Divide each run's TFLOP/s by its device's peak (device.peak_tflops, else "
+                "built in: H200/H100 SXM 989, A100 312, L4 121)");
+  cmd->add_option("--junit", args->junit, "Write one JUnit testcase per matched case here");
+  cmd->add_option("--summary-md", args->summary_md,
+                  "Write a Markdown job summary here (e.g. $GITHUB_STEP_SUMMARY)");
+  cmd->callback([args, &exit_code] { exit_code = run_compare(*args); });
+}
+
+}  // namespace fa2b

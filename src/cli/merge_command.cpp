@@ -1,0 +1,81 @@
+// fa2bench merge A.json B.json ... -o ALL.json: combine shard results into one results file.
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "checks/checks.h"
+#include "cli/commands.h"
+#include "cli/tables.h"
+#include "compare/merge.h"
+#include "report/report.h"
+
+namespace fa2b {
+namespace {
+
+struct MergeArgs {
+  std::vector<std::string> inputs;
+  std::string out;
+  bool strict = false;
+  std::string csv;
+  std::string summary_md;
+  std::string junit;
+};
+
+int run_merge(const MergeArgs& a) {
+  std::vector<MergeInput> inputs;
+  try {
+    for (const std::string& file : a.inputs) inputs.push_back({file, load_results(file)});
+  } catch (const ResultsFileError& e) {
+    fmt::print(stderr, "fa2bench: {}\n", e.what());
+    return kExitUsage;
+  }
+  MergeOutcome m;
+  try {
+    m = merge_results(inputs, {a.strict});
+  } catch (const MergeError& e) {
+    fmt::print(stderr, "fa2bench: {}\n", e.what());
+    return kExitUsage;
+  }
+  for (const std::string& w : m.warnings) fmt::print(stderr, "fa2bench: {}\n", w);
+  try {
+    for (const std::string* path : {&a.out, &a.csv, &a.summary_md, &a.junit}) {
+      const std::filesystem::path parent = std::filesystem::path(*path).parent_path();
+      if (!path->empty() && !parent.empty()) std::filesystem::create_directories(parent);
+    }
+    write_text_file_atomic(a.out, merged_results_json_text(m));
+    if (!a.csv.empty()) write_results_csv(m.merged, a.csv);
+    if (!a.summary_md.empty()) write_summary_md(m.merged, a.summary_md);
+    if (!a.junit.empty()) write_junit(m.merged, a.junit);
+  } catch (const std::runtime_error& e) {
+    fmt::print(stderr, "fa2bench: {}\n", e.what());
+    return kExitRuntime;
+  }
+  fmt::print("merged {} files: {} cases ({} duplicates dropped) -> {}\n", inputs.size(),
+             m.merged.cases.size(), m.duplicates.size(), a.out);
+  if (m.checks_evaluated) print_verdict_table(m.merged.checks);
+  return verdict_exit_code(m.merged.checks);
+}
+
+}  // namespace
+
+void add_merge_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<MergeArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "merge",
+      "Merge the results files of one config's shards (sweep --shard I/N) into one results\n"
+      "file: refuses files of different configs or schema majors, reports duplicate case ids\n"
+      "(the first is kept), and re-evaluates the config's checks on the merged cases.\n"
+      "Exit code from the checks (0 pass, 1 fail), 2 when the files cannot be merged.\n\n"
+      "Example:  fa2bench merge out/shard-*/results.json -o out/all/results.json");
+  cmd->add_option("results", args->inputs, "results.json files of the shards")
+      ->required()
+      ->expected(1, -1);
+  cmd->add_option("-o,--out", args->out, "Write the merged results.json here")->required();
+  cmd->add_flag("--strict", args->strict, "A duplicate case id is an error (exit 2)");
+  cmd->add_option("--csv", args->csv, "Also write the merged results as CSV here");
+  cmd->add_option("--summary-md", args->summary_md, "Also write a Markdown summary here");
+  cmd->add_option("--junit", args->junit, "Also write the check verdicts as JUnit XML here");
+  cmd->callback([args, &exit_code] { exit_code = run_merge(*args); });
+}
+
+}  // namespace fa2b

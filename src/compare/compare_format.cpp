@@ -1,0 +1,451 @@
+// Renderings of a Comparison: terminal table, Markdown, CSV, JSON, JUnit, job summary.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "compare/compare.h"
+
+namespace fa2b {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+std::string sig(double v) {
+  if (std::isnan(v)) return "-";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (std::fabs(v) >= 1000) return fmt::format("{:.0f}", v);
+  return fmt::format("{:#.4g}", v);
+}
+std::string times(double v) {
+  return std::isfinite(v) ? fmt::format("{:.3f}x", v) : "-";
+}
+std::string percent(double v) {
+  return std::isfinite(v) ? fmt::format("{:+.1f}%", v * 100) : "-";
+}
+std::string spread(const TimeStats& t) {
+  if (!std::isfinite(t.p10) || !std::isfinite(t.p90)) return "-";
+  return fmt::format("{}-{}", sig(t.p10), sig(t.p90));
+}
+std::string ms_or_status(const CaseResult& r) {
+  return r.status == Status::ok ? sig(r.time.median) : std::string(to_string(r.status));
+}
+
+// TFLOP/s as shown: absolute, or the percentage of the device's peak with --normalize.
+double shown_tflops(const Comparison& c, const CaseResult& r, const RunInfo& run) {
+  if (r.status != Status::ok) return kNaN;
+  return c.options.normalize ? 100.0 * r.tflops / run.peak_tflops : r.tflops;
+}
+const char* tflops_label(const Comparison& c) {
+  return c.options.normalize ? "% of peak" : "TFLOP/s";
+}
+
+std::string json_field(const json& j, const char* key) {
+  if (!j.is_object()) return "";
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return "";
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
+// "NVIDIA H200 (cuda, cc 9.0, 139.8 GiB)"; CPU blocks: "AMD EPYC ... (cpu, 16 threads)".
+std::string describe_device(const RunInfo& run) {
+  std::vector<std::string> parts;
+  const std::string kind = json_field(run.device, "kind");
+  if (!kind.empty()) {
+    parts.push_back(kind);
+  } else if (!run.target.empty()) {
+    parts.push_back(run.target);
+  }
+  const std::string cc = json_field(run.device, "cc");
+  if (!cc.empty()) parts.push_back("cc " + cc);
+  if (run.device.is_object() && run.device.contains("memory_bytes") &&
+      run.device["memory_bytes"].is_number() && run.device["memory_bytes"].get<double>() > 0) {
+    parts.push_back(
+        fmt::format("{:.1f} GiB", run.device["memory_bytes"].get<double>() / (1 << 30)));
+  }
+  const std::string threads = json_field(run.device, "threads");
+  if (!threads.empty()) parts.push_back(threads + " threads");
+  if (std::isfinite(run.peak_tflops))
+    parts.push_back(fmt::format("peak {} TFLOP/s", run.peak_tflops));
+  std::string text = device_name(run.device);
+  if (!parts.empty()) text += " (" + fmt::format("{}", fmt::join(parts, ", ")) + ")";
+  return text;
+}
+
+std::string describe_tool(const RunInfo& run) {
+  const std::string version = json_field(run.tool, "version");
+  const std::string git = json_field(run.tool, "git");
+  if (version.empty() && git.empty()) return "unknown version";
+  return fmt::format("fa2bench {}{}", version.empty() ? "?" : version,
+                     git.empty() ? "" : " (git " + git + ")");
+}
+
+std::string describe_config(const RunInfo& run) {
+  std::string text = run.config_path.empty() ? "config ?" : run.config_path;
+  if (!run.config_sha256.empty()) text += " sha256 " + run.config_sha256.substr(0, 12);
+  return text;
+}
+
+std::string counts_line(const Comparison& c) {
+  return fmt::format(
+      "{} same, {} faster, {} slower, {} ambiguous, {} status changes; {} regressions; "
+      "{} only in BASE, {} only in NEW",
+      c.counts.same, c.counts.faster, c.counts.slower, c.counts.ambiguous, c.counts.status,
+      c.counts.regressions, c.only_base.size(), c.only_new.size());
+}
+
+// Columns on a terminal: UTF-8 continuation bytes take no column.
+std::size_t width(const std::string& s) {
+  return static_cast<std::size_t>(
+      std::count_if(s.begin(), s.end(), [](char ch) { return (ch & 0xC0) != 0x80; }));
+}
+
+std::string aligned(const std::vector<std::vector<std::string>>& rows,
+                    const std::vector<bool>& right) {
+  std::vector<std::size_t> w;
+  for (const auto& row : rows) {
+    if (w.size() < row.size()) w.resize(row.size(), 0);
+    for (std::size_t i = 0; i < row.size(); ++i) w[i] = std::max(w[i], width(row[i]));
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      const std::string pad(w[i] - width(row[i]), ' ');
+      if (i > 0) line += "  ";
+      line += (i < right.size() && right[i]) ? pad + row[i] : row[i] + pad;
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string md_cell(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '|') {
+      out += "\\|";
+    } else if (ch == '\n' || ch == '\r') {
+      out += ' ';
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  return out + "\"";
+}
+std::string csv_num(double v) {
+  if (std::isnan(v)) return "";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return fmt::format("{}", v);
+}
+
+std::string xml(const std::string& s) {
+  std::string out;
+  for (unsigned char ch : s) {
+    switch (ch) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') {
+          out += fmt::format("\\x{:02x}", static_cast<unsigned>(ch));
+        } else {
+          out += static_cast<char>(ch);
+        }
+    }
+  }
+  return out;
+}
+
+ordered_json num_json(double v) {
+  if (std::isnan(v)) return nullptr;
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+ordered_json side_json(const CaseResult& r) {
+  ordered_json j;
+  j["status"] = std::string(to_string(r.status));
+  if (!r.reason.empty()) j["reason"] = r.reason;
+  j["median_ms"] = num_json(r.time.median);
+  j["p10_ms"] = num_json(r.time.p10);
+  j["p90_ms"] = num_json(r.time.p90);
+  j["n"] = r.time.n;
+  j["tflops"] = num_json(r.tflops);
+  j["peak_bytes"] = r.memory.peak_bytes;
+  return j;
+}
+
+ordered_json run_json(const RunInfo& run) {
+  ordered_json j;
+  j["file"] = run.file;
+  j["device"] = ordered_json::parse(run.device.is_null() ? "null" : run.device.dump());
+  j["tool"] = ordered_json::parse(run.tool.is_null() ? "null" : run.tool.dump());
+  j["target"] = run.target;
+  j["config"] = {{"path", run.config_path}, {"sha256", run.config_sha256}};
+  j["peak_tflops"] = num_json(run.peak_tflops);
+  return j;
+}
+
+// The one-line explanation of a case's verdict (JUnit messages, JSON).
+std::string explain(const CaseComparison& cc) {
+  if (cc.kind == ChangeKind::status) {
+    std::string text = fmt::format("status {}", cc.verdict);
+    const std::string& reason = cc.next.status != Status::ok ? cc.next.reason : cc.base.reason;
+    if (!reason.empty()) text += ": " + reason;
+    return text;
+  }
+  return fmt::format("{}: median {} -> {} ms ({}), p10-p90 {} vs {} ({})", cc.verdict,
+                     sig(cc.base.time.median), sig(cc.next.time.median), percent(cc.rel_change),
+                     spread(cc.base.time), spread(cc.next.time),
+                     cc.intervals_overlap ? "overlap" : "disjoint");
+}
+
+}  // namespace
+
+std::string compare_table_text(const Comparison& c) {
+  std::string out;
+  out += fmt::format("BASE  {}: {}; {}; {}\n", c.base.file, describe_device(c.base),
+                     describe_tool(c.base), describe_config(c.base));
+  out += fmt::format("NEW   {}: {}; {}; {}\n", c.next.file, describe_device(c.next),
+                     describe_tool(c.next), describe_config(c.next));
+  out += fmt::format(
+      "threshold {:g}%: beyond it with disjoint p10-p90 intervals is faster/slower, with "
+      "overlapping ones ambiguous\n",
+      c.options.threshold * 100);
+  for (const std::string& w : c.warnings) out += w + "\n";
+  out += "\n";
+
+  const std::string tl = tflops_label(c);
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"backend", "shape", "BASE ms", "p10-p90", "NEW ms", "p10-p90", "change", "time x",
+                  "BASE " + tl, "NEW " + tl, tl + " x", "peak x", "verdict"});
+  for (const CaseComparison& cc : c.cases) {
+    rows.push_back(
+        {cc.backend, cc.base.c.shape_key(), ms_or_status(cc.base),
+         cc.base.status == Status::ok ? spread(cc.base.time) : "-", ms_or_status(cc.next),
+         cc.next.status == Status::ok ? spread(cc.next.time) : "-", percent(cc.rel_change),
+         times(cc.time_ratio), sig(shown_tflops(c, cc.base, c.base)),
+         sig(shown_tflops(c, cc.next, c.next)), times(cc.tflops_ratio), times(cc.peak_ratio),
+         cc.verdict + (cc.regression ? " !" : "")});
+  }
+  out += aligned(rows,
+                 {false, false, true, true, true, true, true, true, true, true, true, true, false});
+
+  if (!c.geomean.empty()) {
+    out += "\n";
+    std::vector<std::vector<std::string>> g;
+    g.push_back({"geomean", "cases", "time x", tl + " x"});
+    for (const GeomeanRow& row : c.geomean) {
+      g.push_back(
+          {row.backend, std::to_string(row.n), times(row.time_ratio), times(row.tflops_ratio)});
+    }
+    out += aligned(g, {false, true, true, true});
+  }
+  if (!c.only_base.empty() || !c.only_new.empty()) out += "\n";
+  for (const std::string& id : c.only_base) out += fmt::format("only in BASE: {}\n", id);
+  for (const std::string& id : c.only_new) out += fmt::format("only in NEW:  {}\n", id);
+  out += "\nverdicts: " + counts_line(c) + "\n";
+  return out;
+}
+
+std::string compare_md_text(const Comparison& c) {
+  std::string out = "## fa2bench compare\n\n";
+  out += "| run | file | device | fa2bench | config |\n|---|---|---|---|---|\n";
+  for (const auto& [label, run] : {std::pair<const char*, const RunInfo*>{"BASE", &c.base},
+                                   std::pair<const char*, const RunInfo*>{"NEW", &c.next}}) {
+    out += fmt::format("| {} | `{}` | {} | {} | {} |\n", label, md_cell(run->file),
+                       md_cell(describe_device(*run)), md_cell(describe_tool(*run)),
+                       md_cell(describe_config(*run)));
+  }
+  out += "\n";
+  for (const std::string& w : c.warnings) out += "> " + md_cell(w) + "\n";
+  if (!c.warnings.empty()) out += "\n";
+  out += fmt::format(
+      "Threshold {:g}% on the median time; beyond it, disjoint p10–p90 intervals give "
+      "faster/slower, overlapping ones ambiguous.\n\n",
+      c.options.threshold * 100);
+
+  const std::string tl = tflops_label(c);
+  out += fmt::format(
+      "| backend | shape | BASE ms (p10–p90) | NEW ms (p10–p90) | change | time × | {0} BASE → "
+      "NEW | {0} × | peak × | verdict |\n",
+      tl);
+  out += "|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n";
+  for (const CaseComparison& cc : c.cases) {
+    auto side = [](const CaseResult& r) {
+      if (r.status != Status::ok) return std::string(to_string(r.status));
+      return fmt::format("{} ({})", sig(r.time.median), spread(r.time));
+    };
+    out += fmt::format(
+        "| {} | {} | {} | {} | {} | {} | {} → {} | {} | {} | {}{} |\n", md_cell(cc.backend),
+        md_cell(cc.base.c.shape_key()), side(cc.base), side(cc.next), percent(cc.rel_change),
+        times(cc.time_ratio), sig(shown_tflops(c, cc.base, c.base)),
+        sig(shown_tflops(c, cc.next, c.next)), times(cc.tflops_ratio), times(cc.peak_ratio),
+        cc.regression ? "**" + cc.verdict + "**" : cc.verdict, cc.regression ? " ❌" : "");
+  }
+  out += "\n### Geometric mean per backend\n\n";
+  out += fmt::format("| backend | cases | time × | {} × |\n|---|--:|--:|--:|\n", tl);
+  for (const GeomeanRow& row : c.geomean) {
+    out += fmt::format("| {} | {} | {} | {} |\n", md_cell(row.backend), row.n,
+                       times(row.time_ratio), times(row.tflops_ratio));
+  }
+  out += "\n**Verdicts:** " + counts_line(c) + "\n";
+  if (!c.only_base.empty() || !c.only_new.empty()) {
+    out += "\n### Cases in one file only\n\n";
+    for (const std::string& id : c.only_base) out += fmt::format("- only in BASE: `{}`\n", id);
+    for (const std::string& id : c.only_new) out += fmt::format("- only in NEW: `{}`\n", id);
+  }
+  return out;
+}
+
+std::string compare_csv_text(const Comparison& c) {
+  std::string out =
+      "id,backend,shape,verdict,regression,base_status,new_status,base_median_ms,base_p10_ms,"
+      "base_p90_ms,new_median_ms,new_p10_ms,new_p90_ms,rel_change,time_ratio,base_tflops,"
+      "new_tflops,tflops_ratio,base_peak_bytes,new_peak_bytes,peak_ratio\n";
+  for (const CaseComparison& cc : c.cases) {
+    const CaseResult& b = cc.base;
+    const CaseResult& n = cc.next;
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                       csv_field(cc.id), csv_field(cc.backend), csv_field(b.c.shape_key()),
+                       csv_field(cc.verdict), cc.regression ? "true" : "false", to_string(b.status),
+                       to_string(n.status), csv_num(b.time.median), csv_num(b.time.p10),
+                       csv_num(b.time.p90), csv_num(n.time.median), csv_num(n.time.p10),
+                       csv_num(n.time.p90), csv_num(cc.rel_change), csv_num(cc.time_ratio),
+                       csv_num(b.tflops), csv_num(n.tflops), csv_num(cc.tflops_ratio),
+                       b.memory.peak_bytes, n.memory.peak_bytes, csv_num(cc.peak_ratio));
+  }
+  // Cases in one file only: listed with verdict only_base / only_new and no numbers.
+  for (const auto& [ids, verdict] :
+       {std::pair<const std::vector<std::string>*, const char*>{&c.only_base, "only_base"},
+        std::pair<const std::vector<std::string>*, const char*>{&c.only_new, "only_new"}}) {
+    for (const std::string& id : *ids) {
+      const auto slash = id.find('/');
+      out += fmt::format(
+          "{},{},{},{},false,,,,,,,,,,,,,,,,\n", csv_field(id), csv_field(id.substr(0, slash)),
+          csv_field(slash == std::string::npos ? "" : id.substr(slash + 1)), verdict);
+    }
+  }
+  return out;
+}
+
+nlohmann::ordered_json compare_json(const Comparison& c) {
+  ordered_json j;
+  j["schema"] = "fa2bench/compare/1";
+  j["threshold"] = c.options.threshold;
+  j["normalize"] = c.options.normalize;
+  j["base"] = run_json(c.base);
+  j["new"] = run_json(c.next);
+  j["warnings"] = c.warnings;
+  ordered_json cases = ordered_json::array();
+  for (const CaseComparison& cc : c.cases) {
+    ordered_json e;
+    e["id"] = cc.id;
+    e["backend"] = cc.backend;
+    e["shape"] = cc.base.c.shape_key();
+    e["verdict"] = cc.verdict;
+    e["kind"] = std::string(to_string(cc.kind));
+    e["regression"] = cc.regression;
+    e["rel_change"] = num_json(cc.rel_change);
+    e["intervals_overlap"] = cc.intervals_overlap;
+    e["time_ratio"] = num_json(cc.time_ratio);
+    e["tflops_ratio"] = num_json(cc.tflops_ratio);
+    e["peak_ratio"] = num_json(cc.peak_ratio);
+    e["base"] = side_json(cc.base);
+    e["new"] = side_json(cc.next);
+    cases.push_back(std::move(e));
+  }
+  j["cases"] = std::move(cases);
+  j["only_base"] = c.only_base;
+  j["only_new"] = c.only_new;
+  ordered_json g = ordered_json::array();
+  for (const GeomeanRow& row : c.geomean) {
+    g.push_back({{"backend", row.backend},
+                 {"cases", row.n},
+                 {"time_ratio", num_json(row.time_ratio)},
+                 {"tflops_ratio", num_json(row.tflops_ratio)}});
+  }
+  j["geomean"] = std::move(g);
+  j["counts"] = {{"same", c.counts.same},           {"faster", c.counts.faster},
+                 {"slower", c.counts.slower},       {"ambiguous", c.counts.ambiguous},
+                 {"status", c.counts.status},       {"regressions", c.counts.regressions},
+                 {"only_base", c.only_base.size()}, {"only_new", c.only_new.size()}};
+  return j;
+}
+
+std::string compare_junit_text(const Comparison& c) {
+  std::string body;
+  int failures = 0;
+  for (const CaseComparison& cc : c.cases) {
+    body += fmt::format("    <testcase classname=\"fa2bench.compare.{}\" name=\"{}\"",
+                        xml(cc.backend), xml(cc.base.c.shape_key()));
+    if (cc.regression) {
+      ++failures;
+      body += fmt::format(
+          ">\n      <failure message=\"{}\" type=\"{}\">BASE {}\nNEW {}</failure>\n"
+          "    </testcase>\n",
+          xml(explain(cc)), xml(cc.kind == ChangeKind::status ? "status" : cc.verdict),
+          xml(c.base.file), xml(c.next.file));
+    } else {
+      body +=
+          fmt::format(">\n      <system-out>{}</system-out>\n    </testcase>\n", xml(explain(cc)));
+    }
+  }
+  const std::size_t tests = c.cases.size();
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format(
+      "<testsuites name=\"fa2bench.compare\" tests=\"{0}\" failures=\"{1}\" errors=\"0\">\n", tests,
+      failures);
+  out += fmt::format(
+      "  <testsuite name=\"fa2bench.compare\" tests=\"{0}\" failures=\"{1}\" errors=\"0\" "
+      "skipped=\"0\">\n",
+      tests, failures);
+  out += body;
+  out += "  </testsuite>\n</testsuites>\n";
+  return out;
+}
+
+std::string compare_summary_md_text(const Comparison& c) {
+  std::string head;
+  if (c.has_regression()) {
+    head =
+        fmt::format("### ❌ fa2bench compare: {} regression{} ({} vs {})\n\n", c.counts.regressions,
+                    c.counts.regressions == 1 ? "" : "s", c.next.file, c.base.file);
+    for (const CaseComparison& cc : c.cases) {
+      if (cc.regression) head += fmt::format("- `{}`: {}\n", cc.id, md_cell(explain(cc)));
+    }
+    head += "\n";
+  } else {
+    head = fmt::format("### ✅ fa2bench compare: no regression ({} vs {})\n\n", c.next.file,
+                       c.base.file);
+  }
+  return head + compare_md_text(c);
+}
+
+}  // namespace fa2b

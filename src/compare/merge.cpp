@@ -1,0 +1,160 @@
+// Merging shard results: refuse mixed configs and schema majors, report duplicates, keep the
+// device blocks, restore the config's case order and re-evaluate its checks.
+#include "compare/merge.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "checks/checks.h"
+#include "config/config.h"
+#include "report/json_detail.h"
+#include "report/report.h"
+
+namespace fa2b {
+namespace {
+
+std::string schema_major(const std::string& schema) {
+  const auto slash = schema.rfind('/');
+  const std::string version = slash == std::string::npos ? schema : schema.substr(slash + 1);
+  return version.substr(0, version.find('.'));
+}
+
+// A device block without the fields that name one card of a node rather than its kind.
+nlohmann::json device_identity(const nlohmann::json& device) {
+  nlohmann::json d = device;
+  if (d.is_object()) {
+    d.erase("index");
+    d.erase("pci_bus");
+  }
+  return d;
+}
+
+std::string short_sha(const std::string& sha) {
+  return sha.empty() ? "none" : sha.substr(0, 12) + "…";
+}
+
+std::string order_key(const Case& c) {
+  return c.sweep + "\x1f" + (c.role.empty() ? c.backend : c.role) + "\x1f" + c.shape_key();
+}
+
+}  // namespace
+
+MergeOutcome merge_results(const std::vector<MergeInput>& inputs, const MergeOptions& options) {
+  if (inputs.empty()) throw MergeError("nothing to merge: no results files given");
+  const MergeInput& first = inputs.front();
+  MergeOutcome out;
+  ResultSet& m = out.merged;
+  m.schema = first.results.schema;
+  m.tool = first.results.tool;
+  m.host = first.results.host;
+  m.device = first.results.device;
+  m.target = first.results.target;
+  m.config_path = first.results.config_path;
+  m.config_sha256 = first.results.config_sha256;
+  m.config_echo = first.results.config_echo;
+  m.wall_s = 0;
+
+  std::vector<nlohmann::json> devices;
+  std::vector<nlohmann::json> device_ids;
+  std::map<std::string, std::string> seen;  // case id -> file it came from
+  for (const MergeInput& in : inputs) {
+    const ResultSet& rs = in.results;
+    if (schema_major(rs.schema) != schema_major(first.results.schema)) {
+      throw MergeError(fmt::format(
+          "{} ({}) and {} ({}) have different schema major versions; merge only results of "
+          "one fa2bench major version",
+          first.file, first.results.schema, in.file, rs.schema));
+    }
+    if (rs.config_sha256 != first.results.config_sha256) {
+      throw MergeError(fmt::format(
+          "{} (config {} sha256 {}) and {} (config {} sha256 {}) come from different configs; "
+          "merge only the shards of one sweep",
+          first.file, first.results.config_path, short_sha(first.results.config_sha256), in.file,
+          rs.config_path, short_sha(rs.config_sha256)));
+    }
+    if (rs.target != first.results.target) {
+      out.warnings.push_back(fmt::format("warning: {} ran on target {}, {} on target {}",
+                                         first.file, first.results.target, in.file, rs.target));
+    }
+    if (rs.tool != first.results.tool) {
+      out.warnings.push_back(fmt::format("warning: {} ({}) and {} ({}) come from different builds",
+                                         first.file, first.results.tool.dump(), in.file,
+                                         rs.tool.dump()));
+    }
+    const nlohmann::json id = device_identity(rs.device);
+    if (std::find(device_ids.begin(), device_ids.end(), id) == device_ids.end()) {
+      device_ids.push_back(id);
+      devices.push_back(rs.device);
+    }
+    for (const CaseResult& r : rs.cases) {
+      // Two sweeps of one config may hold the same shape: the sweep is part of the identity.
+      const std::string case_id = r.c.id();
+      const auto [it, added] = seen.emplace(r.c.sweep + "\x1f" + case_id, in.file);
+      if (!added) {
+        const std::string what = fmt::format("duplicate case {} (sweep {}) in {} (first in {})",
+                                             case_id, r.c.sweep, in.file, it->second);
+        if (options.strict) throw MergeError(what + "; --strict makes duplicates an error");
+        out.duplicates.push_back(case_id);
+        out.warnings.push_back("warning: " + what + ": keeping the first");
+        continue;
+      }
+      m.cases.push_back(r);
+    }
+    m.interrupted = m.interrupted || rs.interrupted;
+    m.wall_s += rs.wall_s;
+  }
+  if (devices.size() > 1) {
+    out.devices = devices;
+    std::vector<std::string> names;
+    for (const nlohmann::json& d : devices) {
+      names.push_back(d.is_object() && d.contains("name") ? d["name"].dump() : d.dump());
+    }
+    out.warnings.push_back(fmt::format(
+        "warning: the shards ran on {} different devices ({}); \"device\" is the first file's, "
+        "\"devices\" lists them all",
+        devices.size(), fmt::join(names, ", ")));
+  }
+
+  if (m.config_echo.is_null() || (m.config_echo.is_object() && m.config_echo.empty())) {
+    out.warnings.push_back(
+        "warning: the results carry no config echo: checks are not re-evaluated");
+    return out;
+  }
+  Config config;
+  try {
+    config = parse_config(m.config_echo, m.config_path + " (echo in " + first.file + ")");
+  } catch (const ConfigError& e) {
+    throw MergeError(fmt::format("{}: the config echoed in it does not parse: {}", first.file,
+                                 fmt::join(e.messages(), "; ")));
+  }
+  // Back into the config's order, so merged shards read like the unsharded run.
+  std::map<std::string, std::size_t> position;
+  for (std::size_t i = 0; i < config.cases.size(); ++i)
+    position.emplace(order_key(config.cases[i]), i);
+  auto rank = [&](const CaseResult& r) {
+    const auto it = position.find(order_key(r.c));
+    return it == position.end() ? config.cases.size() : it->second;
+  };
+  std::stable_sort(m.cases.begin(), m.cases.end(),
+                   [&](const CaseResult& a, const CaseResult& b) { return rank(a) < rank(b); });
+  m.checks = evaluate_checks(config.checks, m.cases);
+  out.checks_evaluated = true;
+  return out;
+}
+
+std::string merged_results_json_text(const MergeOutcome& m) {
+  if (m.devices.is_null()) return results_json_text(m.merged);
+  const nlohmann::ordered_json base = report_detail::ordered_json_of(m.merged);
+  nlohmann::ordered_json j;
+  for (const auto& [key, value] : base.items()) {
+    j[key] = value;
+    if (key == "device") j["devices"] = nlohmann::ordered_json::parse(m.devices.dump());
+  }
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace fa2b

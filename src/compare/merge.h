@@ -1,0 +1,50 @@
+// `fa2bench merge`: combine shard results files (one config, run in slices) into one ResultSet.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+
+namespace fa2b {
+
+// Files that must not be merged (different configs or schema majors, a duplicate case id
+// under --strict, a config echo that does not parse); the message names the files.
+class MergeError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct MergeInput {
+  std::string file;
+  ResultSet results;
+};
+
+struct MergeOptions {
+  bool strict = false;  // a duplicate case id is an error instead of a warning
+};
+
+struct MergeOutcome {
+  ResultSet merged;
+  // Null when every input has the same device block (ignoring "index" and "pci_bus", which
+  // differ between the nodes of one cluster); else the distinct blocks in input order, and
+  // `merged.device` is the first file's.
+  nlohmann::json devices;
+  std::vector<std::string> duplicates;  // ids seen more than once (the first was kept)
+  std::vector<std::string> warnings;
+  bool checks_evaluated = false;  // false when the inputs carry no config echo
+};
+
+// Merges in input order: the config (sha256 and echo) must be the same in every file, and so
+// must the schema's major version. Cases are put back in the config's expansion order (cases
+// the config does not expand to stay at the end, in input order); the config's checks are
+// re-evaluated on the merged cases. `interrupted` is true when any shard was; `wall_s` is the
+// sum of the shards'.
+MergeOutcome merge_results(const std::vector<MergeInput>& inputs, const MergeOptions& options);
+
+// results.json text of a merge: the merged ResultSet, plus "devices" when they differ.
+std::string merged_results_json_text(const MergeOutcome& m);
+
+}  // namespace fa2b

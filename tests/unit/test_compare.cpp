@@ -1,0 +1,295 @@
+// fa2bench compare: verdict rules, matching, geomeans, normalization, formats, loading.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "compare/compare.h"
+#include "report/report.h"
+
+namespace fa2b {
+namespace {
+
+const std::string kData = std::string(FA2BENCH_SOURCE_DIR) + "/tests/data/compare/";
+
+CaseResult timed(const std::string& backend, std::int64_t T, double median, double spread = 0.02,
+                 Status status = Status::ok) {
+  CaseResult r;
+  r.c.sweep = "s";
+  r.c.backend = backend;
+  r.c.role = backend;
+  r.c.B = 1;
+  r.c.H = 8;
+  r.c.H_kv = 8;
+  r.c.T_q = T;
+  r.c.T_k = T;
+  r.c.D = 64;
+  r.c.causal = true;
+  r.target = "cuda";
+  r.status = status;
+  r.flops = 4.0 * 8 * T * T * 64 / 2;
+  r.memory.peak_bytes = T * 1000;
+  if (status == Status::ok) {
+    r.time.median = median;
+    r.time.p10 = median * (1 - spread);
+    r.time.p90 = median * (1 + spread);
+    r.time.n = 10;
+    r.tflops = r.flops / (median * 1e-3) / 1e12;
+  }
+  return r;
+}
+
+ResultSet run_of(std::vector<CaseResult> cases, const std::string& device = "NVIDIA H200",
+                 const std::string& sha = "aaaa") {
+  ResultSet rs;
+  rs.device = {{"kind", "cuda"}, {"name", device}};
+  rs.tool = {{"version", "0.1.0"}};
+  rs.target = "cuda";
+  rs.config_path = "c.json";
+  rs.config_sha256 = sha;
+  rs.cases = std::move(cases);
+  return rs;
+}
+
+TEST(CompareVerdict, NoiseWithinThresholdIsSame) {
+  const ChangeVerdict v = judge_change(timed("fa2", 64, 1.0), timed("fa2", 64, 1.03), 0.05);
+  EXPECT_EQ(v.kind, ChangeKind::same);
+  EXPECT_EQ(v.text, "same");
+  EXPECT_FALSE(v.regression);
+  EXPECT_NEAR(v.rel_change, 0.03, 1e-12);
+}
+
+TEST(CompareVerdict, WithinThresholdIsSameEvenWithDisjointIntervals) {
+  // Very tight spreads: intervals disjoint, but the change is below the threshold.
+  const ChangeVerdict v =
+      judge_change(timed("fa2", 64, 1.0, 0.001), timed("fa2", 64, 1.04, 0.001), 0.05);
+  EXPECT_FALSE(v.intervals_overlap);
+  EXPECT_EQ(v.kind, ChangeKind::same);
+}
+
+TEST(CompareVerdict, BeyondThresholdDisjointIsSlowerOrFaster) {
+  const ChangeVerdict slower = judge_change(timed("fa2", 64, 1.0), timed("fa2", 64, 1.2), 0.05);
+  EXPECT_EQ(slower.kind, ChangeKind::slower);
+  EXPECT_TRUE(slower.regression);
+  EXPECT_FALSE(slower.intervals_overlap);
+  const ChangeVerdict faster = judge_change(timed("fa2", 64, 1.0), timed("fa2", 64, 0.8), 0.05);
+  EXPECT_EQ(faster.kind, ChangeKind::faster);
+  EXPECT_FALSE(faster.regression);
+}
+
+TEST(CompareVerdict, BeyondThresholdOverlappingIsAmbiguous) {
+  const ChangeVerdict v =
+      judge_change(timed("fa2", 64, 1.0, 0.15), timed("fa2", 64, 1.12, 0.15), 0.05);
+  EXPECT_TRUE(v.intervals_overlap);
+  EXPECT_EQ(v.kind, ChangeKind::ambiguous);
+  EXPECT_FALSE(v.regression);
+}
+
+TEST(CompareVerdict, ThresholdIsRespected) {
+  // +12%: slower at 5%, same at 15%.
+  EXPECT_EQ(judge_change(timed("a", 64, 1.0), timed("a", 64, 1.12), 0.05).kind, ChangeKind::slower);
+  EXPECT_EQ(judge_change(timed("a", 64, 1.0), timed("a", 64, 1.12), 0.15).kind, ChangeKind::same);
+}
+
+TEST(CompareVerdict, StatusChangesAreNamedAndOkToNotOkRegresses) {
+  const CaseResult ok = timed("naive", 64, 1.0);
+  const CaseResult oom = timed("naive", 64, 0, 0, Status::oom);
+  const ChangeVerdict lost = judge_change(ok, oom, 0.05);
+  EXPECT_EQ(lost.kind, ChangeKind::status);
+  EXPECT_EQ(lost.text, "ok→oom");
+  EXPECT_TRUE(lost.regression);
+  const ChangeVerdict fixed = judge_change(oom, ok, 0.05);
+  EXPECT_EQ(fixed.text, "oom→ok");
+  EXPECT_FALSE(fixed.regression);
+  const ChangeVerdict still = judge_change(oom, timed("naive", 64, 0, 0, Status::error), 0.05);
+  EXPECT_EQ(still.text, "oom→error");
+  EXPECT_FALSE(still.regression);
+}
+
+TEST(CompareResults, MatchesByIdListsMissingAndComputesRatios) {
+  const ResultSet base = run_of({timed("fa2", 64, 1.0), timed("fa2", 128, 2.0),
+                                 timed("naive", 64, 3.0), timed("naive", 256, 9.0)});
+  ResultSet next = run_of({timed("naive", 64, 1.5), timed("fa2", 128, 2.0), timed("fa2", 64, 1.0),
+                           timed("fa2", 512, 5.0)});
+  next.cases[1].memory.peak_bytes *= 2;
+  const Comparison c = compare_results(base, "base.json", next, "new.json", {});
+  ASSERT_EQ(c.cases.size(), 3u);
+  EXPECT_EQ(c.cases[0].id, timed("fa2", 64, 1).c.id());  // BASE order
+  EXPECT_EQ(c.cases[2].verdict, "faster");
+  EXPECT_NEAR(c.cases[2].time_ratio, 0.5, 1e-12);
+  EXPECT_NEAR(c.cases[2].tflops_ratio, 2.0, 1e-9);
+  EXPECT_NEAR(c.cases[1].peak_ratio, 2.0, 1e-12);
+  ASSERT_EQ(c.only_base.size(), 1u);
+  EXPECT_EQ(c.only_base[0], timed("naive", 256, 1).c.id());
+  ASSERT_EQ(c.only_new.size(), 1u);
+  EXPECT_EQ(c.only_new[0], timed("fa2", 512, 1).c.id());
+  EXPECT_EQ(c.counts.same, 2);
+  EXPECT_EQ(c.counts.faster, 1);
+  EXPECT_FALSE(c.has_regression());
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+TEST(CompareResults, GeomeanPerBackend) {
+  const ResultSet base = run_of({timed("fa2", 64, 1.0), timed("fa2", 128, 1.0),
+                                 timed("naive", 64, 1.0), timed("naive", 128, 1.0)});
+  const ResultSet next = run_of({timed("fa2", 64, 2.0), timed("fa2", 128, 0.5),
+                                 timed("naive", 64, 4.0), timed("naive", 128, 0, 0, Status::oom)});
+  const Comparison c = compare_results(base, "b", next, "n", {});
+  ASSERT_EQ(c.geomean.size(), 2u);
+  EXPECT_EQ(c.geomean[0].backend, "fa2");
+  EXPECT_EQ(c.geomean[0].n, 2);
+  EXPECT_NEAR(c.geomean[0].time_ratio, 1.0, 1e-12);  // sqrt(2 * 0.5)
+  EXPECT_NEAR(c.geomean[0].tflops_ratio, 1.0, 1e-9);
+  EXPECT_EQ(c.geomean[1].backend, "naive");
+  EXPECT_EQ(c.geomean[1].n, 1);  // the oom case has no ratio
+  EXPECT_NEAR(c.geomean[1].time_ratio, 4.0, 1e-12);
+  EXPECT_EQ(c.counts.regressions, 3);  // fa2 and naive T=64 slower, naive T=128 ok→oom
+}
+
+TEST(CompareResults, DifferentConfigWarnsButCompares) {
+  const Comparison c =
+      compare_results(run_of({timed("fa2", 64, 1.0)}, "NVIDIA H200", "aaaa"), "b",
+                      run_of({timed("fa2", 64, 1.0)}, "NVIDIA H200", "bbbb"), "n", {});
+  ASSERT_EQ(c.cases.size(), 1u);
+  ASSERT_FALSE(c.warnings.empty());
+  EXPECT_NE(c.warnings[0].find("different configs"), std::string::npos) << c.warnings[0];
+}
+
+TEST(CompareResults, DuplicateIdsAreReported) {
+  const ResultSet base = run_of({timed("fa2", 64, 1.0), timed("fa2", 64, 5.0)});
+  const Comparison c = compare_results(base, "b.json", run_of({timed("fa2", 64, 1.0)}), "n", {});
+  ASSERT_EQ(c.cases.size(), 1u);
+  EXPECT_EQ(c.cases[0].verdict, "same");  // the first one is compared
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_NE(c.warnings[0].find("duplicate"), std::string::npos);
+}
+
+TEST(CompareNormalize, PeakFromBlockOrTable) {
+  EXPECT_EQ(device_peak_tflops({{"name", "NVIDIA H200"}}), 989.0);
+  EXPECT_EQ(device_peak_tflops({{"name", "NVIDIA H100 80GB HBM3"}}), 989.0);
+  EXPECT_EQ(device_peak_tflops({{"name", "NVIDIA A100-SXM4-80GB"}}), 312.0);
+  EXPECT_EQ(device_peak_tflops({{"name", "NVIDIA L4"}}), 121.0);
+  EXPECT_FALSE(device_peak_tflops({{"name", "NVIDIA L40S"}}));
+  EXPECT_FALSE(device_peak_tflops({{"name", "NVIDIA H100 PCIe"}}));
+  EXPECT_FALSE(device_peak_tflops({{"kind", "cpu"}, {"name", "AMD EPYC"}}));
+  EXPECT_EQ(device_peak_tflops({{"name", "NVIDIA L40S"}, {"peak_tflops", 362.0}}), 362.0);
+  EXPECT_FALSE(device_peak_tflops(nullptr));
+}
+
+TEST(CompareNormalize, DividesByEachDevicesPeak) {
+  // The A100 run is 3.2x slower; its peak is 989/312 = 3.17x lower: utilisation ~equal.
+  const ResultSet h200 = run_of({timed("fa2", 64, 1.0)}, "NVIDIA H200");
+  const ResultSet a100 = run_of({timed("fa2", 64, 3.2)}, "NVIDIA A100-SXM4-80GB");
+  const Comparison raw = compare_results(h200, "h", a100, "a", {});
+  EXPECT_NEAR(raw.cases[0].tflops_ratio, 1 / 3.2, 1e-9);
+  const Comparison norm = compare_results(h200, "h", a100, "a", {0.05, true});
+  EXPECT_NEAR(norm.cases[0].tflops_ratio, (989.0 / 312.0) / 3.2, 1e-9);
+  EXPECT_EQ(norm.base.peak_tflops, 989.0);
+  EXPECT_EQ(norm.next.peak_tflops, 312.0);
+}
+
+TEST(CompareNormalize, UnknownDeviceIsRefusedByName) {
+  const ResultSet h200 = run_of({timed("fa2", 64, 1.0)}, "NVIDIA H200");
+  const ResultSet odd = run_of({timed("fa2", 64, 1.0)}, "Mystery GPU 9000");
+  try {
+    compare_results(h200, "h.json", odd, "odd.json", {0.05, true});
+    FAIL() << "no CompareError";
+  } catch (const CompareError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("Mystery GPU 9000"), std::string::npos) << what;
+    EXPECT_NE(what.find("odd.json"), std::string::npos) << what;
+  }
+}
+
+class CompareFiles : public ::testing::Test {
+ protected:
+  static Comparison files(const std::string& a, const std::string& b, CompareOptions o = {}) {
+    return compare_results(load_results(kData + a), a, load_results(kData + b), b, o);
+  }
+  static std::string load_error(const std::string& name) {
+    try {
+      load_results(kData + name);
+    } catch (const ResultsFileError& e) {
+      return e.what();
+    }
+    return "";
+  }
+};
+
+TEST_F(CompareFiles, MixedPairHasEveryVerdict) {
+  const Comparison c = files("base.json", "mixed.json");
+  ASSERT_EQ(c.cases.size(), 5u);
+  EXPECT_EQ(c.cases[0].verdict, "same");
+  EXPECT_EQ(c.cases[1].verdict, "slower");
+  EXPECT_EQ(c.cases[2].verdict, "ambiguous");
+  EXPECT_EQ(c.cases[3].verdict, "faster");
+  EXPECT_EQ(c.cases[4].verdict, "ok→oom");
+  EXPECT_EQ(c.counts.regressions, 2);
+  EXPECT_EQ(c.only_base, std::vector<std::string>{"naive/B1-H32-T8192-D128/fp16/causal"});
+  EXPECT_EQ(c.only_new, std::vector<std::string>{"fa2/B1-H32-T8192-D128/fp16/causal"});
+}
+
+TEST_F(CompareFiles, NoiseIsSameEverywhere) {
+  const Comparison c = files("base.json", "noise.json");
+  EXPECT_EQ(c.counts.same, 6);
+  EXPECT_FALSE(c.has_regression());
+}
+
+TEST_F(CompareFiles, OlderSchemaWithExtraFieldsLoadsAndMatches) {
+  const Comparison c = files("old_extra.json", "base.json");
+  EXPECT_EQ(c.cases.size(), 6u);
+  EXPECT_EQ(c.counts.same, 6);
+  EXPECT_TRUE(c.only_base.empty());
+  EXPECT_TRUE(c.only_new.empty());
+}
+
+TEST_F(CompareFiles, UnusableFilesNameTheFile) {
+  EXPECT_NE(load_error("unknown_major.json").find("unknown_major.json: unknown schema"),
+            std::string::npos)
+      << load_error("unknown_major.json");
+  const std::string trunc = load_error("truncated.json");
+  EXPECT_NE(trunc.find("truncated.json: line "), std::string::npos) << trunc;
+  EXPECT_NE(trunc.find("truncated JSON"), std::string::npos) << trunc;
+  EXPECT_NE(load_error("empty.json").find("empty.json: empty file"), std::string::npos);
+}
+
+TEST_F(CompareFiles, FormatsCarryTheVerdicts) {
+  const Comparison c = files("base.json", "mixed.json");
+  const std::string table = compare_table_text(c);
+  EXPECT_NE(table.find("NVIDIA H200"), std::string::npos);
+  EXPECT_NE(table.find("ok→oom"), std::string::npos);
+  EXPECT_NE(table.find("only in BASE: naive/B1-H32-T8192-D128/fp16/causal"), std::string::npos);
+  EXPECT_NE(table.find("only in NEW:  fa2/B1-H32-T8192-D128/fp16/causal"), std::string::npos);
+  const std::string md = compare_md_text(c);
+  EXPECT_NE(md.find("| backend | shape |"), std::string::npos);
+  EXPECT_NE(md.find("### Geometric mean per backend"), std::string::npos);
+  EXPECT_NE(md.find("**Verdicts:** 1 same, 1 faster, 1 slower, 1 ambiguous"), std::string::npos)
+      << md;
+  const std::string csv = compare_csv_text(c);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 5 + 2);
+  EXPECT_NE(csv.find(",only_base,"), std::string::npos);
+  const auto j = compare_json(c);
+  EXPECT_EQ(j["counts"]["regressions"], 2);
+  EXPECT_EQ(j["cases"][1]["verdict"], "slower");
+  EXPECT_TRUE(j["cases"][4]["base"]["median_ms"].is_number());
+  EXPECT_TRUE(j["cases"][4]["new"]["median_ms"].is_null());
+  const std::string junit = compare_junit_text(c);
+  EXPECT_NE(junit.find("tests=\"5\" failures=\"2\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("<failure message=\"slower: median"), std::string::npos) << junit;
+  const std::string summary = compare_summary_md_text(c);
+  EXPECT_NE(summary.find("2 regressions"), std::string::npos) << summary;
+}
+
+TEST_F(CompareFiles, DifferentDevicesBothShown) {
+  const Comparison c = files("base.json", "other_gpu.json");
+  const std::string table = compare_table_text(c);
+  EXPECT_NE(table.find("NVIDIA H200"), std::string::npos);
+  EXPECT_NE(table.find("NVIDIA A100-SXM4-80GB"), std::string::npos);
+  EXPECT_EQ(c.counts.slower, 6);
+  const Comparison norm = files("base.json", "other_gpu.json", {0.05, true});
+  EXPECT_NE(compare_table_text(norm).find("% of peak"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fa2b
