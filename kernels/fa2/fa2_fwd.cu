@@ -1,7 +1,10 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <atomic>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "fa2/fa2_fwd.h"
@@ -21,7 +24,43 @@ bool aligned16(const void* ptr) {
   return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0;
 }
 
+// Multiprocessors of the current device, looked up once per device.
+int sm_count() {
+  constexpr int kMaxDevices = 64;
+  static std::atomic<int> cached[kMaxDevices];  // zero-initialised (static storage)
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return 132;
+  int n = cached[dev].load(std::memory_order_relaxed);
+  if (n == 0) {
+    if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || n < 1) {
+      (void)cudaGetLastError();
+      n = 132;
+    }
+    cached[dev].store(n, std::memory_order_relaxed);
+  }
+  return n;
+}
+
+// FA2BENCH_FA2_GRID_CLASS: 0 = by shape, 1 = always small, 2 = always large.
+int forced_grid_class() {
+  static const int forced = [] {
+    const char* env = std::getenv("FA2BENCH_FA2_GRID_CLASS");
+    if (env == nullptr) return 0;
+    if (std::strcmp(env, "small") == 0) return 1;
+    if (std::strcmp(env, "large") == 0) return 2;
+    return 0;
+  }();
+  return forced;
+}
+
 }  // namespace
+
+bool fa2_small_grid(const AttnParams& p) {
+  const int forced = forced_grid_class();
+  if (forced != 0) return forced == 1;
+  const std::int64_t tiles128 = static_cast<std::int64_t>(p.B) * p.H * ((p.T_q + 127) / 128);
+  return tiles128 < 4LL * sm_count();
+}
 
 bool fa2_fwd_supported(const AttnParams& p, std::string* why) {
   if (p.dtype == KernelDType::fp32) {
@@ -60,9 +99,9 @@ bool fa2_fwd_supported(const AttnParams& p, std::string* why) {
   if (!aligned16(p.q) || !aligned16(p.k) || !aligned16(p.v) || !aligned16(p.o)) {
     return fail(why, "fa2 needs 16-byte aligned Q, K, V, O pointers");
   }
-  // The smallest query tile is 128 rows; grid.x holds B * H * m-blocks.
-  const std::int64_t ctas = static_cast<std::int64_t>(p.B) * p.H * ((p.T_q + 127) / 128);
-  if (ctas > 0x7fffffffLL / 2) return fail(why, "fa2 grid too large (B * H * T_q / 128)");
+  // The smallest query tile is 64 rows; grid.x holds B * H * m-blocks.
+  const std::int64_t ctas = static_cast<std::int64_t>(p.B) * p.H * ((p.T_q + 63) / 64);
+  if (ctas > 0x7fffffffLL) return fail(why, "fa2 grid too large (B * H * T_q / 64)");
   return true;
 }
 

@@ -2,11 +2,12 @@
 //
 // One CTA per (query tile, batch, head). Q is staged once; K and V tiles stream through shared
 // memory in a two-stage cp.async pipeline: V of tile n loads while Q*K^T of tile n runs, and K
-// of tile n-1 loads while softmax and P*V of tile n run. Scores, the running max/sum and the O
-// accumulator never leave registers; P is repacked from the score accumulators straight into
-// the A operand of the P*V mma. Key tiles are walked from the last to the first so that the
-// only tiles needing a mask (the T_k tail and the causal diagonal) come first and the loop body
-// after them is mask-free.
+// of tile n-1 loads while softmax and P*V of tile n run (kKVStages = 1); or, with K and V
+// double-buffered (kKVStages = 2), K and V of tile n-1 load during all of tile n's work. Scores,
+// the running max/sum and the O accumulator never leave registers; P is repacked from the score
+// accumulators straight into the A operand of the P*V mma. Key tiles are walked from the last to
+// the first so that the only tiles needing a mask (the T_k tail and the causal diagonal) come first
+// and the loop body after them is mask-free.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -90,7 +91,8 @@ struct LdsmBases {
 };
 
 template <typename Traits, typename T, bool kCausal>
-__global__ void __launch_bounds__(Traits::kThreads) fa2_fwd_kernel(const AttnParams p) {
+__global__ void __launch_bounds__(Traits::kThreads)
+    fa2_fwd_kernel(const AttnParams p, const Fa2Order order) {
   constexpr int kBM = Traits::kBlockM;
   constexpr int kBN = Traits::kBlockN;
   constexpr int kD = Traits::kHeadDim;
@@ -100,12 +102,14 @@ __global__ void __launch_bounds__(Traits::kThreads) fa2_fwd_kernel(const AttnPar
   constexpr int kKS = kD / 16;  // k-steps of Q*K^T
   constexpr int kPitch = Traits::kPitch;
   constexpr int kQFrags = Traits::kQInRegs ? kKS : 1;
+  constexpr int kStages = Traits::kKVStages;
+  constexpr std::uint32_t kStageBytes = kBN * kPitch * 2;
   using Sw = SwizzledTile<kD>;
 
   extern __shared__ __align__(128) unsigned char smem_raw[];
   T* sQ = reinterpret_cast<T*>(smem_raw);
   T* sK = sQ + kBM * kPitch;
-  T* sV = sK + kBN * kPitch;
+  T* sV = sK + kStages * kBN * kPitch;
 
   const int tid = static_cast<int>(threadIdx.x);
   const int warp = tid / 32;
@@ -113,12 +117,21 @@ __global__ void __launch_bounds__(Traits::kThreads) fa2_fwd_kernel(const AttnPar
   const int g = lane >> 2;  // mma fragment row within an 8-row group
   const int t = lane & 3;   // mma fragment column pair
 
-  // Everything lives in grid.x (no 65535 limit on y/z). m-blocks of one head are adjacent so
-  // the CTAs resident at once share K/V in L2; within a head the heaviest (last, under the
-  // causal mask) m-block goes first so the tail of the grid is made of short CTAs.
+  // Everything lives in grid.x (no 65535 limit on y/z). Head-major: m-blocks of one head are
+  // adjacent so the CTAs resident at once share K/V in L2; within a head the heaviest (last,
+  // under the causal mask) m-block goes first so the tail of the grid is made of short CTAs.
+  // Heavy-first: all heads' last m-blocks first, then the next-to-last ones, and so on, so the
+  // whole grid runs longest-first (the better balance when the grid is a few waves).
   const int num_m = (p.T_q + kBM - 1) / kBM;
-  const int m_block = num_m - 1 - static_cast<int>(blockIdx.x % static_cast<unsigned>(num_m));
-  const int bh = static_cast<int>(blockIdx.x / static_cast<unsigned>(num_m));
+  int m_block, bh;
+  if (order == Fa2Order::kHeavyFirst) {
+    const unsigned num_bh = static_cast<unsigned>(p.B) * static_cast<unsigned>(p.H);
+    m_block = num_m - 1 - static_cast<int>(blockIdx.x / num_bh);
+    bh = static_cast<int>(blockIdx.x % num_bh);
+  } else {
+    m_block = num_m - 1 - static_cast<int>(blockIdx.x % static_cast<unsigned>(num_m));
+    bh = static_cast<int>(blockIdx.x / static_cast<unsigned>(num_m));
+  }
   const int h = bh % p.H;
   const int b = bh / p.H;
   const int h_kv = h / (p.H / p.H_kv);
@@ -169,7 +182,11 @@ __global__ void __launch_bounds__(Traits::kThreads) fa2_fwd_kernel(const AttnPar
     load_tile<Traits, kBM>(sQ, q, p.q_row_stride, m0, p.T_q, tid);
     cp_async_commit();
     int n = n_blocks - 1;
-    load_tile<Traits, kBN>(sK, k, p.k_row_stride, n * kBN, p.T_k, tid);
+    const std::uint32_t last_off = kStages == 2 ? (n & 1) * kStageBytes : 0;
+    load_tile<Traits, kBN>(sK + last_off / 2, k, p.k_row_stride, n * kBN, p.T_k, tid);
+    if constexpr (kStages == 2) {
+      load_tile<Traits, kBN>(sV + last_off / 2, v, p.v_row_stride, n * kBN, p.T_k, tid);
+    }
     cp_async_commit();
 
     if constexpr (Traits::kQInRegs) {
@@ -185,10 +202,22 @@ __global__ void __launch_bounds__(Traits::kThreads) fa2_fwd_kernel(const AttnPar
     }
 
     for (; n >= 0; --n) {
+      // Byte offset of stage n's K and V buffers (always 0 with one stage).
+      const std::uint32_t kv_off = kStages == 2 ? (n & 1) * kStageBytes : 0;
       cp_async_wait<0>();
-      __syncthreads();  // K_n landed; every warp is done reading V_{n+1}
-      load_tile<Traits, kBN>(sV, v, p.v_row_stride, n * kBN, p.T_k, tid);
-      cp_async_commit();
+      if constexpr (kStages == 1) {
+        __syncthreads();  // K_n landed; every warp is done reading V_{n+1}
+        load_tile<Traits, kBN>(sV, v, p.v_row_stride, n * kBN, p.T_k, tid);
+        cp_async_commit();
+      } else {
+        __syncthreads();  // K_n, V_n landed; every warp is done with tile n+1's buffers
+        if (n > 0) {
+          const std::uint32_t next_off = kStageBytes - kv_off;
+          load_tile<Traits, kBN>(sK + next_off / 2, k, p.k_row_stride, (n - 1) * kBN, p.T_k, tid);
+          load_tile<Traits, kBN>(sV + next_off / 2, v, p.v_row_stride, (n - 1) * kBN, p.T_k, tid);
+          cp_async_commit();
+        }
+      }
 
       float s[kMT][kNT][4];
 #pragma unroll
@@ -215,7 +244,7 @@ __global__ void __launch_bounds__(Traits::kThreads) fa2_fwd_kernel(const AttnPar
 #pragma unroll
         for (int nn = 0; nn < kNT / 2; ++nn) {
           std::uint32_t kb[4];
-          ldmatrix_x4(kb, k_ld.at(nn * 16, 2 * ks));
+          ldmatrix_x4(kb, k_ld.at(nn * 16, 2 * ks) + kv_off);
 #pragma unroll
           for (int mi = 0; mi < kMT; ++mi) {
             mma_16816<T>(s[mi][2 * nn], qa[mi], kb[0], kb[1]);
@@ -242,11 +271,13 @@ __global__ void __launch_bounds__(Traits::kThreads) fa2_fwd_kernel(const AttnPar
         }
       }
 
-      cp_async_wait<0>();
-      __syncthreads();  // V_n landed; every warp is done reading K_n
-      if (n > 0) {
-        load_tile<Traits, kBN>(sK, k, p.k_row_stride, (n - 1) * kBN, p.T_k, tid);
-        cp_async_commit();
+      if constexpr (kStages == 1) {
+        cp_async_wait<0>();
+        __syncthreads();  // V_n landed; every warp is done reading K_n
+        if (n > 0) {
+          load_tile<Traits, kBN>(sK, k, p.k_row_stride, (n - 1) * kBN, p.T_k, tid);
+          cp_async_commit();
+        }
       }
 
       // Online softmax in the log2 domain; the quad (4 lanes) sharing a row reduces via shfl.
@@ -296,7 +327,7 @@ __global__ void __launch_bounds__(Traits::kThreads) fa2_fwd_kernel(const AttnPar
 #pragma unroll
         for (int dn = 0; dn < kD / 16; ++dn) {
           std::uint32_t vb[4];
-          ldmatrix_x4_trans(vb, v_ld.at(kk * 16, 2 * dn));
+          ldmatrix_x4_trans(vb, v_ld.at(kk * 16, 2 * dn) + kv_off);
 #pragma unroll
           for (int mi = 0; mi < kMT; ++mi) {
             mma_16816<T>(acc_o[mi][2 * dn], pa[mi], vb[0], vb[1]);

@@ -11,7 +11,7 @@
 namespace fa2b {
 
 template <typename Traits, typename T, bool kCausal>
-cudaError_t launch_fa2_fwd(const AttnParams& p, cudaStream_t stream) {
+cudaError_t launch_fa2_fwd(const AttnParams& p, cudaStream_t stream, Fa2Order order) {
   auto kernel = &fa2::fa2_fwd_kernel<Traits, T, kCausal>;
   // Above 48 KB of dynamic shared memory needs an opt-in; once per instantiation is enough.
   static const cudaError_t attr_err =
@@ -19,15 +19,25 @@ cudaError_t launch_fa2_fwd(const AttnParams& p, cudaStream_t stream) {
   if (attr_err != cudaSuccess) return attr_err;
   const unsigned num_m = static_cast<unsigned>((p.T_q + Traits::kBlockM - 1) / Traits::kBlockM);
   const dim3 grid(num_m * static_cast<unsigned>(p.B) * static_cast<unsigned>(p.H));
-  kernel<<<grid, Traits::kThreads, Traits::kSmemBytes, stream>>>(p);
+  kernel<<<grid, Traits::kThreads, Traits::kSmemBytes, stream>>>(
+      p, kCausal ? order : Fa2Order::kHeadMajor);
   return cudaGetLastError();
 }
 
 template <typename T, int kHeadDim>
 cudaError_t run_fa2_fwd(const AttnParams& p, cudaStream_t stream) {
-  return FA2_BOOL_SWITCH(p.causal, kCausal, [&] {
-    return launch_fa2_fwd<Fa2Traits<kHeadDim>, T, kCausal>(p, stream);
-  });
+  const bool small = fa2_small_grid(p);
+  if (p.causal) {
+    if (small) {
+      return launch_fa2_fwd<Fa2CausalTraits<kHeadDim, true>, T, true>(p, stream,
+                                                                      Fa2Order::kHeavyFirst);
+    }
+    const Fa2Order order =
+        p.T_q >= fa2_heavy_first_min_tq<kHeadDim>() ? Fa2Order::kHeavyFirst : Fa2Order::kHeadMajor;
+    return launch_fa2_fwd<Fa2CausalTraits<kHeadDim, false>, T, true>(p, stream, order);
+  }
+  if (small) return launch_fa2_fwd<Fa2Traits<kHeadDim, true>, T, false>(p, stream, {});
+  return launch_fa2_fwd<Fa2Traits<kHeadDim, false>, T, false>(p, stream, {});
 }
 
 }  // namespace fa2b

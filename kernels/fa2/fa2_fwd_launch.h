@@ -11,13 +11,22 @@ namespace fa2b {
 template <typename T, int kHeadDim>
 cudaError_t run_fa2_fwd(const AttnParams& p, cudaStream_t stream);
 
+// The grid class that picks the tile table (fa2_traits.h): true when the grid has few 128-row
+// query tiles, B * H * ceil(T_q / 128) < 4 * (SMs of the current device). The environment
+// variable FA2BENCH_FA2_GRID_CLASS=small|large forces one class (tests of both tile tables).
+bool fa2_small_grid(const AttnParams& p);
+
 }  // namespace fa2b
 
 namespace fa2b {
 
-// Development hook for tuning: runs bf16 with an alternative tile shape. Variant 0 is the
-// shipped shape; the others are listed in inst/fa2_fwd_dev_variants.cu. Returns
-// cudaErrorInvalidValue for an unknown (variant, D).
+// Development hooks for tuning (`fa2bench tune`), compiled only with -DFA2BENCH_DEV_KERNELS=ON
+// (inst/*_dev_variants.cu); without them the count is 0, the name null and the run
+// cudaErrorNotSupported (inst/fa2_fwd_dev_variants_absent.cu). Variant 0 is the shipped
+// dispatch (fa2_fwd); variants 1..count-1 are fixed tile shapes and CTA orders for head dim D,
+// in fp16 and bf16, causal or not. An unknown (variant, D) returns cudaErrorInvalidValue.
+int fa2_fwd_dev_variant_count(int D);
+const char* fa2_fwd_dev_variant_name(int D, int variant);
 cudaError_t fa2_fwd_dev_variant(const AttnParams& p, int variant, cudaStream_t stream);
 
 }  // namespace fa2b

@@ -1,16 +1,24 @@
-// Tile shapes of the FA2 forward kernel, one set per head dim.
+// Tile shapes of the FA2 forward kernel, one set per (head dim, grid class).
 //
 // Each warp owns kMTiles 16-row slices of the query tile, so Br = 16 * kMTiles * kWarps. Two
 // m-tiles per warp reuse every K/V fragment loaded by ldmatrix twice, which halves shared-memory
 // traffic per mma (16 -> 32 flop per byte); the price is registers (O grows with D * kMTiles),
 // so the large head dims go back to one m-tile per warp and more warps. Q stays in registers
 // only when its fragments are cheap (small D); otherwise they are re-read from shared memory
-// at every k-step of Q*K^T.
+// at every k-step of Q*K^T. kKVStages = 2 double-buffers K and V: the loads of tile n-1 are
+// issued at the top of tile n and overlap all of its work, with one barrier per key tile
+// instead of two, at the cost of another K and V tile of shared memory.
+//
+// The grid class (fa2_small_grid(), fa2_fwd.cu) picks between two tables: a
+// grid of few 128-row query tiles (B * H * ceil(T_q / 128) < 4 * SMs) gets shorter query tiles
+// (more CTAs to balance, fewer wasted rows on the causal diagonal) and, when causal, a global
+// heaviest-first CTA order. The entries were chosen by `fa2bench tune` (docs/tuning.md).
 #pragma once
 
 namespace fa2b {
 
-template <int kHeadDim_, int kWarps_, int kMTiles_, int kBlockN_, bool kQInRegs_>
+template <int kHeadDim_, int kWarps_, int kMTiles_, int kBlockN_, bool kQInRegs_,
+          int kKVStages_ = 1>
 struct Fa2TraitsBase {
   static constexpr int kHeadDim = kHeadDim_;
   static constexpr int kWarps = kWarps_;
@@ -19,27 +27,59 @@ struct Fa2TraitsBase {
   static constexpr int kBlockM = 16 * kMTiles * kWarps;
   static constexpr int kBlockN = kBlockN_;
   static constexpr bool kQInRegs = kQInRegs_;
+  static constexpr int kKVStages = kKVStages_;
   static constexpr int kPitch = (kHeadDim + 63) / 64 * 64;  // see smem_swizzle.cuh
-  // Q tile, then one K tile and one V tile (K of the next tile streams in during softmax and
-  // P*V, V of this tile during Q*K^T).
-  static constexpr int kSmemBytes = (kBlockM + 2 * kBlockN) * kPitch * 2;
+  // Q tile, then kKVStages K tiles and kKVStages V tiles.
+  static constexpr int kSmemBytes = (kBlockM + 2 * kKVStages * kBlockN) * kPitch * 2;
   static_assert(kHeadDim % 32 == 0, "head dim must be a multiple of 32 (x4 ldmatrix on d)");
   static_assert(kBlockN % 16 == 0, "key tile must be a multiple of 16");
+  static_assert(kKVStages == 1 || kKVStages == 2, "one or two K/V stages");
 };
 
-template <int kHeadDim>
+// CTA order of the grid: kHeadMajor keeps the m-blocks of one head adjacent (heaviest first
+// within the head; best L2 reuse of K/V), kHeavyFirst orders every CTA of the grid by its
+// causal work, heaviest first (best balance of a short causal grid).
+enum class Fa2Order : int { kHeadMajor = 0, kHeavyFirst = 1 };
+
+template <int kHeadDim, bool kSmallGrid>
 struct Fa2Traits;
 
+// Tables measured by `fa2bench tune` on the H200 (docs/tuning.md); D = 32, 96, 160, 192, 224
+// were not tuned and follow their neighbours.
 // clang-format off
-//                                                D  warps mtiles  Bc  Q in regs
-template <> struct Fa2Traits<32>  : Fa2TraitsBase<32,  4,    2,    64, true> {};
-template <> struct Fa2Traits<64>  : Fa2TraitsBase<64,  4,    2,    64, true> {};
-template <> struct Fa2Traits<96>  : Fa2TraitsBase<96,  4,    2,    32, false> {};
-template <> struct Fa2Traits<128> : Fa2TraitsBase<128, 4,    2,    32, false> {};
-template <> struct Fa2Traits<160> : Fa2TraitsBase<160, 8,    1,    64, false> {};
-template <> struct Fa2Traits<192> : Fa2TraitsBase<192, 8,    1,    64, false> {};
-template <> struct Fa2Traits<224> : Fa2TraitsBase<224, 8,    1,    64, false> {};
-template <> struct Fa2Traits<256> : Fa2TraitsBase<256, 4,    1,    64, false> {};
+// Non-causal, grids of many query tiles.
+//                                                        D  warps mtiles  Bc  Q in regs stages
+template <> struct Fa2Traits<32,  false> : Fa2TraitsBase<32,  4,    2,    64, true,     1> {};
+template <> struct Fa2Traits<64,  false> : Fa2TraitsBase<64,  4,    2,    64, true,     2> {};
+template <> struct Fa2Traits<96,  false> : Fa2TraitsBase<96,  4,    2,    32, false,    1> {};
+template <> struct Fa2Traits<128, false> : Fa2TraitsBase<128, 4,    2,    32, false,    2> {};
+template <> struct Fa2Traits<160, false> : Fa2TraitsBase<160, 8,    1,    64, false,    1> {};
+template <> struct Fa2Traits<192, false> : Fa2TraitsBase<192, 8,    1,    64, false,    1> {};
+template <> struct Fa2Traits<224, false> : Fa2TraitsBase<224, 8,    1,    64, false,    1> {};
+template <> struct Fa2Traits<256, false> : Fa2TraitsBase<256, 4,    1,    64, false,    1> {};
+// Grids of few query tiles. D <= 64 keeps 128-row tiles: the 4w x 1 64-row tile spills there.
+template <> struct Fa2Traits<32,  true>  : Fa2TraitsBase<32,  4,    2,    64, true,     1> {};
+template <> struct Fa2Traits<64,  true>  : Fa2TraitsBase<64,  4,    2,    64, true,     2> {};
+template <> struct Fa2Traits<96,  true>  : Fa2TraitsBase<96,  4,    1,    64, true,     1> {};
+template <> struct Fa2Traits<128, true>  : Fa2TraitsBase<128, 4,    1,    64, true,     2> {};
+template <> struct Fa2Traits<160, true>  : Fa2TraitsBase<160, 4,    1,    64, false,    1> {};
+template <> struct Fa2Traits<192, true>  : Fa2TraitsBase<192, 4,    1,    64, false,    1> {};
+template <> struct Fa2Traits<224, true>  : Fa2TraitsBase<224, 4,    1,    64, false,    1> {};
+template <> struct Fa2Traits<256, true>  : Fa2TraitsBase<256, 4,    1,    64, false,    1> {};
 // clang-format on
+
+// Causal grids use the same tiles except where tune found a better one.
+template <int kHeadDim, bool kSmallGrid>
+struct Fa2CausalTraits : Fa2Traits<kHeadDim, kSmallGrid> {};
+template <>
+struct Fa2CausalTraits<128, false> : Fa2TraitsBase<128, 4, 1, 64, true, 2> {};
+
+// CTA order of a causal grid: always heavy-first in the small-grid class; in the large class
+// heavy-first from T_q >= this many rows (head-major below: heavy-first loses there, the L2
+// reuse of head-major matters more than the balance).
+template <int kHeadDim>
+constexpr int fa2_heavy_first_min_tq() {
+  return kHeadDim == 128 ? 8192 : kHeadDim == 256 ? 2048 : 0x7fffffff;
+}
 
 }  // namespace fa2b

@@ -1,0 +1,39 @@
+// Candidate tiles for tuning; included only by the units under inst/dev/. Keep this table, the
+// variant list in inst/fa2_fwd_dev_variants.cu and gen_dev_units.py's list of (D, tile) in step.
+#pragma once
+
+#include "fa2/fa2_dev_tiles.h"
+#include "fa2/fa2_fwd_launch.cuh"
+
+namespace fa2b {
+namespace dev {
+
+template <int kD, int kTile>
+struct Tile;
+
+// clang-format off
+//                                                   D  warps mtiles  Bc  Q in regs stages
+template <> struct Tile<64, 0>  : Fa2TraitsBase<64,  4,    2,    64, true,  1> {};
+template <> struct Tile<64, 1>  : Fa2TraitsBase<64,  4,    2,    64, true,  2> {};
+template <> struct Tile<64, 2>  : Fa2TraitsBase<64,  4,    1,    64, true,  1> {};
+template <> struct Tile<64, 3>  : Fa2TraitsBase<64,  4,    1,    64, true,  2> {};
+template <> struct Tile<128, 0> : Fa2TraitsBase<128, 4,    2,    32, false, 1> {};
+template <> struct Tile<128, 1> : Fa2TraitsBase<128, 4,    2,    32, false, 2> {};
+template <> struct Tile<128, 2> : Fa2TraitsBase<128, 8,    1,    64, true,  1> {};
+template <> struct Tile<128, 3> : Fa2TraitsBase<128, 8,    1,    64, true,  2> {};
+template <> struct Tile<128, 4> : Fa2TraitsBase<128, 4,    1,    64, true,  1> {};
+template <> struct Tile<128, 5> : Fa2TraitsBase<128, 4,    1,    64, true,  2> {};
+template <> struct Tile<256, 0> : Fa2TraitsBase<256, 4,    1,    64, false, 1> {};
+template <> struct Tile<256, 1> : Fa2TraitsBase<256, 4,    1,    64, false, 2> {};
+template <> struct Tile<256, 2> : Fa2TraitsBase<256, 4,    1,    32, false, 2> {};
+// clang-format on
+
+template <typename T, int kD, int kTile>
+cudaError_t run_tile(const AttnParams& p, Fa2Order order, cudaStream_t stream) {
+  return FA2_BOOL_SWITCH(p.causal, kCausal, [&] {
+    return launch_fa2_fwd<Tile<kD, kTile>, T, kCausal>(p, stream, order);
+  });
+}
+
+}  // namespace dev
+}  // namespace fa2b

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# On the H200: build with the fa2 tuning variants (-DFA2BENCH_DEV_KERNELS=ON), run the fa2 GPU
+# tests under both tile tables, `fa2bench tune` on the seed notebook and the perf grid, then
+# (STAGES includes "sweep") the perf and seed sweeps plus torch SDPA on the same shapes.
+# Every stage re-packs results/h200 and the logs into $OUT/results_h200.tgz, so a run that hits
+# its time limit still returns what it finished.
+#   STAGES="test tune sweep" scripts/h200/tune.sh
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out=${OUT:-/tmp/out}
+stages=${STAGES:-"test tune sweep"}
+build=${FA2BENCH_BUILD_DIR:-build-h200-dev}
+logs=results/h200/logs
+mkdir -p "$logs"
+pack() { tar czf "$out/results_h200.tgz" results/h200; }
+export PATH=/usr/local/cuda/bin:$PATH
+git_flag=()
+[ -f .carry/git_sha ] && git_flag=(-DFA2BENCH_GIT="$(cat .carry/git_sha)")
+start=$(date +%s)
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DFA2BENCH_DEV_KERNELS=ON -DCMAKE_CUDA_FLAGS=-Xptxas=-v ${FA2BENCH_CMAKE_ARGS:-} \
+  -DCMAKE_PREFIX_PATH="$PWD/.carry/deps/usr" "${git_flag[@]}" >/dev/null
+cmake --build "$build" -j "$(nproc)" --target fa2bench fa2bench_gpu_tests -- -v \
+  > "$logs/build.log" 2>&1 || { tail -30 "$logs/build.log"; pack; exit 1; }
+echo "build: $(( $(date +%s) - start ))s"
+grep -E "Compiling entry function|registers|spill" "$logs/build.log" > "$logs/ptxas.txt"
+grep -E "[1-9][0-9]* bytes spill" "$logs/build.log" | head -5
+bin=$build/fa2bench
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv \
+  > "$logs/gpu_state.txt"
+$bin tune --config configs/seed_notebook.json > /dev/null 2> "$logs/tune_without_dev.txt"; true
+if [[ $stages == *test* ]]; then
+  for cls in small large auto; do
+    FA2BENCH_FA2_GRID_CLASS=$cls "$build/tests/fa2bench_gpu_tests" --gtest_filter='*Fa2*' \
+      > "$logs/gpu_tests_$cls.log" 2>&1
+    echo "gpu tests (grid class $cls): exit $? $(grep -E '^\[  (PASSED|FAILED)' "$logs/gpu_tests_$cls.log" | tr '\n' ' ')"
+  done
+  pack
+fi
+if [[ $stages == *tune* ]]; then
+  $bin tune --config configs/seed_notebook.json --out results/h200/tune_seed_notebook.md \
+    > "$logs/tune_seed_notebook.txt" 2>&1
+  sed -n '/^Winners/,$p' "$logs/tune_seed_notebook.txt"
+  pack
+  $bin tune --config configs/perf_fwd.json --out results/h200/tune_perf_fwd.md \
+    --set measure.warmup=2 --set measure.min_samples=5 --set measure.max_samples=10 \
+    > "$logs/tune_perf_fwd.txt" 2>&1
+  sed -n '/^Winners/,$p' "$logs/tune_perf_fwd.txt"
+  pack
+fi
+if [[ $stages == *sweep* ]]; then
+  for cfg in seed_notebook perf_fwd; do
+    mkdir -p results/h200/$cfg
+    $bin sweep --config configs/$cfg.json --target cuda --out results/h200/$cfg --quiet \
+      > "results/h200/$cfg/stdout.txt" 2> "$logs/$cfg.stderr"
+    echo "== $cfg: exit $?"; tail -12 "results/h200/$cfg/stdout.txt"
+    pack
+  done
+  PYTHONUNBUFFERED=1 python3 scripts/torch_sdpa_baseline.py --config configs/perf_fwd.json \
+    --fa2bench "$bin" --only-shapes-of fa2 --backends flash,cudnn \
+    --out results/h200/perf_fwd/torch_sdpa.json > "$logs/torch_perf_fwd.log" 2>&1
+  echo "torch: exit $?"
+  pack
+fi
