@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
   fa2b::add_devices_command(app, exit_code);
   fa2b::add_compare_command(app, exit_code);
   fa2b::add_merge_command(app, exit_code);
+  fa2b::add_run_case_command(app, exit_code);
+  fa2b::add_tune_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

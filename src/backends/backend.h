@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,13 @@ struct Support {
   static Support no(std::string why) { return {false, std::move(why)}; }
 };
 
+// Thrown by prepare() when a case turns out unsupported only once plans are built (a library
+// refusing the shape); the runner records it as status "unsupported" with what() as reason.
+class UnsupportedCase : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -51,5 +59,11 @@ bool is_device_backend(std::string_view name);
 std::string cpu_counterpart(std::string_view name);
 // nullptr when the name is unknown or the backend is not compiled into this build.
 std::unique_ptr<Backend> make_backend(std::string_view name);
+
+// Adds a backend (a CPU one: it runs on the host on every target) to this process's registry,
+// before any config is parsed. The product registers none; test binaries such as
+// fa2bench_faulty register deliberately broken backends to exercise the runner's isolation.
+using BackendFactory = std::unique_ptr<Backend> (*)();
+void register_extra_backend(const std::string& name, BackendFactory factory);
 
 }  // namespace fa2b

@@ -30,8 +30,19 @@ struct SweepArgs {
   std::string memory_budget;
   std::string baseline = "naive";
   bool quiet = false;
+  std::string resume;         // --resume DIR
+  int isolate = -1;           // --isolate 1, --no-isolate 0, default -1 (on for cuda, off for cpu)
+  double case_timeout = 0;    // seconds, 0: none (isolated cases only)
+  std::string shard;          // "I/N"
+  std::string devices;        // "all" or "0,1,..."
+  int cpu_workers = 0;        // hidden testing aid: N parallel isolated CPU workers
+  std::string inputs;         // normal|uniform|large|nan: measure.inputs for every case
+  std::string dump;           // --dump DIR
+  std::string dump_filter;    // --dump-filter REGEX
 };
 void add_sweep_command(CLI::App& app, int& exit_code);
+// Hidden: one case in a child process (see runner/isolated_case.h).
+void add_run_case_command(CLI::App& app, int& exit_code);
 
 void add_plan_command(CLI::App& app, int& exit_code);
 void add_check_command(CLI::App& app, int& exit_code);
@@ -39,6 +50,7 @@ void add_validate_command(CLI::App& app, int& exit_code);
 void add_devices_command(CLI::App& app, int& exit_code);
 void add_compare_command(CLI::App& app, int& exit_code);
 void add_merge_command(CLI::App& app, int& exit_code);
+void add_tune_command(CLI::App& app, int& exit_code);
 
 // "80GiB", "512MiB", "1.5GB", "1000000" → bytes; nullopt when malformed.
 std::optional<std::int64_t> parse_size(const std::string& text);

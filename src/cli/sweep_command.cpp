@@ -6,34 +6,74 @@
 #include "checks/checks.h"
 #include "cli/commands.h"
 #include "cli/load_config_or_report.h"
+#include "cli/signals.h"
+#include "cli/sweep_setup.h"
 #include "cli/tables.h"
 #include "report/report.h"
+#include "runner/resume.h"
+#include "runner/shard.h"
 #include "runner/sweep_runner.h"
 
 namespace fa2b {
 namespace {
 
-std::unique_ptr<Platform> choose_platform(const SweepArgs& a, std::int64_t budget, int& exit_code) {
-  if (a.target == "cpu") {
-    auto p = make_host_platform();
-    p->tracker().set_budget(budget);
-    return p;
+std::optional<std::regex> compile_regex(const std::string& flag, const std::string& text,
+                                        bool& ok) {
+  ok = true;
+  if (text.empty()) return std::nullopt;
+  try {
+    return std::regex(text);
+  } catch (const std::regex_error& e) {
+    fmt::print(stderr, "fa2bench: {} {}: not a valid regular expression ({})\n", flag, text,
+               e.what());
+    ok = false;
+    return std::nullopt;
   }
-  std::string why;
-  auto gpu = make_cuda_platform(a.device, budget, &why);
-  if (gpu) return gpu;
-  if (a.target == "cuda") {
-    fmt::print(stderr, "fa2bench: --target cuda but {}\n", why);
-    exit_code = kExitRuntime;
-    return nullptr;
-  }
-  fmt::print(stderr, "fa2bench: {}; running on the CPU target (cpu-naive, cpu-flash)\n", why);
-  auto p = make_host_platform();
-  p->tracker().set_budget(budget);
-  return p;
 }
 
-int run_sweep_command(const SweepArgs& a) {
+// --resume DIR: the manifest of the sweep that wrote DIR; with no --config (and no other
+// case-defining flag) the sweep is continued exactly as it was started.
+bool apply_resume(SweepArgs& a, std::optional<SweepManifest>& manifest) {
+  if (a.resume.empty()) return true;
+  if (!a.out.empty() && std::filesystem::path(a.out).lexically_normal() !=
+                            std::filesystem::path(a.resume).lexically_normal()) {
+    fmt::print(stderr, "fa2bench: --resume {} writes to that directory; drop --out {}\n", a.resume,
+               a.out);
+    return false;
+  }
+  a.out = a.resume;
+  try {
+    manifest = read_manifest((std::filesystem::path(a.resume) / "sweep.json").string());
+  } catch (const ResultsFileError& e) {
+    fmt::print(stderr, "fa2bench: --resume {}: {}\n", a.resume, e.what());
+    return false;
+  }
+  const bool redefined = !a.config.empty() || !a.set.empty() || !a.backends.empty() ||
+                         !a.inputs.empty() || !a.filter.empty() || !a.shard.empty();
+  if (!redefined) {
+    a.config = manifest->config_file;
+    a.set = manifest->set;
+    a.backends = manifest->backends;
+    a.inputs = manifest->inputs;
+    a.filter = manifest->filter;
+    if (manifest->shard) a.shard = to_string(*manifest->shard);
+    if (a.target == "auto") a.target = manifest->requested_target;
+  }
+  return true;
+}
+
+std::string absolute_or_empty(const std::string& path) {
+  if (path.empty()) return {};
+  std::error_code ec;
+  const auto abs = std::filesystem::absolute(path, ec);
+  return ec ? path : abs.string();
+}
+
+int run_sweep_command(SweepArgs a) {
+  std::optional<SweepManifest> prior;
+  if (!apply_resume(a, prior)) return kExitUsage;
+  if (a.out.empty()) a.out = "out";
+
   std::int64_t budget = 0;
   if (!a.memory_budget.empty()) {
     const auto b = parse_size(a.memory_budget);
@@ -44,28 +84,68 @@ int run_sweep_command(const SweepArgs& a) {
     }
     budget = *b;
   }
-  std::optional<std::regex> filter;
-  if (!a.filter.empty()) {
-    try {
-      filter.emplace(a.filter);
-    } catch (const std::regex_error& e) {
-      fmt::print(stderr, "fa2bench: --filter {}: not a valid regular expression ({})\n", a.filter,
-                 e.what());
+  bool ok = true;
+  const std::optional<std::regex> filter = compile_regex("--filter", a.filter, ok);
+  if (!ok) return kExitUsage;
+  DumpOptions dump;
+  dump.dir = a.dump;
+  dump.filter_text = a.dump_filter;
+  dump.filter = compile_regex("--dump-filter", a.dump_filter, ok);
+  if (!ok) return kExitUsage;
+  if (!a.dump_filter.empty() && a.dump.empty()) {
+    fmt::print(stderr, "fa2bench: --dump-filter needs --dump DIR\n");
+    return kExitUsage;
+  }
+  std::optional<Shard> shard;
+  if (!a.shard.empty()) {
+    shard = parse_shard(a.shard);
+    if (!shard) {
+      fmt::print(stderr, "fa2bench: --shard {}: expected I/N with 0 <= I < N, e.g. --shard 0/4\n",
+                 a.shard);
       return kExitUsage;
     }
   }
-  const auto config = load_config_or_report(a.config, ConfigOverrides{a.set, a.backends});
+  std::vector<std::string> set = a.set;
+  if (!a.inputs.empty()) {
+    if (!parse_input_dist(a.inputs)) {
+      fmt::print(stderr, "fa2bench: --inputs {}: expected normal, uniform, large or nan\n",
+                 a.inputs);
+      return kExitUsage;
+    }
+    set.push_back("measure.inputs=\"" + a.inputs + "\"");  // every sweep's measure, too
+  }
+
+  const auto config = load_config_or_report(a.config, ConfigOverrides{set, a.backends});
   if (!config) return kExitUsage;
+  if (prior && prior->config_sha256 != config->sha256) {
+    fmt::print(stderr,
+               "fa2bench: --resume {}: the config changed since that sweep started (sha256 {} "
+               "then, {} now: {}{}); finished cases would not be comparable. Undo the change, "
+               "or start a new sweep with another --out\n",
+               a.resume, prior->config_sha256.substr(0, 12), config->sha256.substr(0, 12),
+               config->path,
+               set.empty() && a.backends.empty() ? "" : " with --set/--backends/--inputs");
+    return kExitUsage;
+  }
 
   int exit_code = kExitOk;
-  std::unique_ptr<Platform> platform = choose_platform(a, budget, exit_code);
-  if (!platform) return exit_code;
+  const auto ex = set_up_execution(a, budget, dump, exit_code);
+  if (!ex) return exit_code;
+  const std::string& target = ex->target.target;
+  if (prior && !prior->target.empty() && prior->target != target) {
+    fmt::print(stderr,
+               "fa2bench: --resume {}: that sweep ran on the {} target, this one would run "
+               "on the {} target\n",
+               a.resume, prior->target, target);
+    return kExitUsage;
+  }
 
-  std::vector<Case> cases = cases_for_target(config->cases, platform->target());
+  std::vector<Case> cases = cases_for_target(config->cases, target);
   if (filter) {
     std::vector<Case> kept;
     for (const Case& c : cases)
-      if (std::regex_search(c.id(), *filter) || std::regex_search(c.role + "/" + c.shape_key(), *filter))
+      if (std::regex_search(c.id(), *filter) ||
+          std::regex_search(c.role + "/" + c.shape_key(), *filter))
         kept.push_back(c);
     cases = std::move(kept);
     if (cases.empty()) {
@@ -73,36 +153,103 @@ int run_sweep_command(const SweepArgs& a) {
       return kExitUsage;
     }
   }
+  if (shard) {
+    cases = shard_cases(cases, *shard);
+    if (cases.empty())
+      fmt::print(stderr, "fa2bench: --shard {}: this shard has no cases\n", a.shard);
+  }
 
+  const std::filesystem::path out(a.out);
   std::error_code ec;
-  std::filesystem::create_directories(a.out, ec);
+  std::filesystem::create_directories(out, ec);
   if (ec) {
     fmt::print(stderr, "fa2bench: cannot create --out {}: {}\n", a.out, ec.message());
     return kExitRuntime;
   }
-  const std::string jsonl = (std::filesystem::path(a.out) / "results.jsonl").string();
-  std::filesystem::remove(jsonl, ec);
-  if (!a.quiet) {
-    fmt::print(stderr, "fa2bench: {} case(s) from {} on the {} target; results in {}\n",
-               cases.size(), config->path, platform->target(), a.out);
+  const std::string jsonl = (out / "results.jsonl").string();
+  SweepOptions options;
+  options.jsonl_path = jsonl;
+  options.progress = !a.quiet;
+  options.shard = shard;
+  options.stop_requested = [] { return interrupt_requested(); };
+  if (prior) {
+    try {
+      JsonlContents earlier = read_results_jsonl(jsonl);
+      for (const std::string& w : earlier.warnings)
+        fmt::print(stderr, "fa2bench: warning: {}\n", w);
+      options.finished = match_finished(cases, earlier.results);
+      std::string text;
+      for (const std::string& line : earlier.lines) text += line + "\n";
+      write_text_file_atomic(jsonl, text);  // without the incomplete line, ready to append
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "fa2bench: --resume {}: {}\n", a.resume, e.what());
+      return kExitUsage;
+    }
+  } else {
+    std::filesystem::remove(jsonl, ec);
+  }
+  std::size_t already = 0;
+  for (const auto& r : options.finished) already += r ? 1 : 0;
+
+  SweepManifest manifest;
+  manifest.config_path = config->path;
+  manifest.config_file = absolute_or_empty(a.config);
+  manifest.config_sha256 = config->sha256;
+  manifest.set = a.set;
+  manifest.backends = a.backends;
+  manifest.inputs = a.inputs;
+  manifest.filter = a.filter;
+  manifest.shard = shard;
+  manifest.requested_target = a.target;
+  manifest.target = target;
+  for (const Case& c : cases) manifest.case_ids.push_back(c.id());
+  try {
+    write_manifest(manifest, (out / "sweep.json").string());
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "fa2bench: {}\n", e.what());
+    return kExitRuntime;
   }
 
-  ResultSet rs = run_sweep(*config, cases, *platform, SweepOptions{jsonl, !a.quiet});
+  if (!a.quiet) {
+    fmt::print(stderr, "fa2bench: {} case(s) from {} on the {} target{}{}; results in {}\n",
+               cases.size(), config->path, target,
+               ex->isolated ? fmt::format(", each in its own process ({} worker{})", ex->workers,
+                                          ex->workers == 1 ? "" : "s")
+                            : std::string(),
+               shard ? fmt::format(", shard {}", a.shard) : std::string(), a.out);
+    if (prior) {
+      fmt::print(stderr, "fa2bench: resuming {}: {} case(s) already finished, {} to run\n",
+                 a.resume, already, cases.size() - already);
+    }
+  }
+
+  install_interrupt_handlers();
+  ResultSet rs = run_sweep(*config, cases, ex->target, *ex->executor, options);
+  // Interrupted: a signal kept cases from running (one arriving during the last case, which
+  // then finished, leaves a complete sweep).
+  const bool interrupted = rs.interrupted;
   rs.checks = evaluate_checks(config->checks, rs.cases);
 
-  const std::filesystem::path out(a.out);
   write_results_json(rs, (out / "results.json").string());
   write_results_csv(rs, (out / "results.csv").string());
   write_summary_md(rs, (out / "summary.md").string(), a.baseline);
   if (!a.junit.empty()) write_junit(rs, a.junit);
   if (!a.summary_md.empty()) write_summary_md(rs, a.summary_md, a.baseline);
+  remove_interrupt_handlers();
 
   print_case_table(rs.cases);
   print_verdict_table(rs.checks);
   fmt::print("\nwrote {}/results.json, results.csv, summary.md, results.jsonl\n", a.out);
 
+  if (interrupted) {
+    fmt::print(stderr,
+               "fa2bench: interrupted after {} of {} case(s); the reports say \"interrupted\": "
+               "true. Continue with: fa2bench sweep --resume {}\n",
+               rs.cases.size(), cases.size(), a.out);
+    return kExitInterrupted;
+  }
   std::string why;
-  if (platform->broken(&why)) {
+  if (ex->platform && ex->platform->broken(&why)) {
     fmt::print(stderr, "fa2bench: the sweep hit an unrecoverable device error: {}\n", why);
     return kExitRuntime;
   }
@@ -113,6 +260,7 @@ int run_sweep_command(const SweepArgs& a) {
 
 void add_sweep_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<SweepArgs>();
+  args->out.clear();  // "out" unless --out or --resume say otherwise
   CLI::App* cmd = app.add_subcommand(
       "sweep",
       "Run a sweep: every case on the GPU (or the CPU target), verified against a float64\n"
@@ -122,21 +270,50 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
       "Examples:\n"
       "  fa2bench sweep --config configs/seed_notebook.json --out results/run1\n"
       "  fa2bench sweep --config configs/seed_article.json --backends fa2 --set grid.T=[4096]\n"
+      "  fa2bench sweep --resume results/run1      (continue an interrupted sweep)\n"
       "  fa2bench sweep --target cpu --quiet");
   cmd->add_option("--config,-c", args->config, "Sweep config (JSON); default: built-in quickstart")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--out,-o", args->out, "Directory for the reports")->capture_default_str();
+  cmd->add_option("--out,-o", args->out, "Directory for the reports (default: out)");
   cmd->add_option("--backends", args->backends,
                   "Replace every sweep's backends (naive, fa2, cpu-naive, cpu-flash)")
       ->delimiter(',');
-  cmd->add_option("--set", args->set,
-                  "Override a config value: grid.T=[1024,2048], measure.max_samples=5 (repeatable)");
+  cmd->add_option(
+      "--set", args->set,
+      "Override a config value: grid.T=[1024,2048], measure.max_samples=5 (repeatable)");
   cmd->add_option("--target", args->target,
                   "auto: the GPU when there is one, else the CPU target; cuda; cpu")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}))
       ->capture_default_str();
   cmd->add_option("--device", args->device, "CUDA device index")->capture_default_str();
+  cmd->add_option("--devices", args->devices,
+                  "Run on several GPUs at once, one worker process per device: all, or 0,1,...");
   cmd->add_option("--filter", args->filter, "Run only cases whose id matches this regex");
+  cmd->add_option("--shard", args->shard,
+                  "Run only the cases whose index (after --filter) is I mod N: I/N, 0-based");
+  cmd->add_option("--resume", args->resume,
+                  "Continue the sweep whose --out was DIR: keep its finished cases, run the rest "
+                  "(refused if the config changed)");
+  cmd->add_flag_callback(
+      "--isolate", [args] { args->isolate = 1; },
+      "Run each case in its own process (default on the cuda target)");
+  cmd->add_flag_callback(
+      "--no-isolate", [args] { args->isolate = 0; },
+      "Run every case in this process (default on the cpu target)");
+  cmd->add_option("--case-timeout", args->case_timeout,
+                  "Kill a case still running after this many seconds and record status timeout "
+                  "(0: none; implies --isolate)");
+  cmd->add_option("--cpu-workers", args->cpu_workers,
+                  "Testing aid: N isolated CPU workers at once (--target cpu)")
+      ->group("");
+  cmd->add_option("--inputs", args->inputs,
+                  "Input distribution for every case: normal, uniform, large or nan")
+      ->check(CLI::IsMember({"normal", "uniform", "large", "nan"}));
+  cmd->add_option("--dump", args->dump,
+                  "Write Q, K, V, O and the reference rows of the cases --dump-filter selects as "
+                  ".npy files below DIR (at most 1 GiB per case)");
+  cmd->add_option("--dump-filter", args->dump_filter,
+                  "Which cases --dump writes: a regex on the case id (default: all)");
   cmd->add_option("--junit", args->junit, "Also write the check verdicts as JUnit XML here");
   cmd->add_option("--summary-md", args->summary_md, "Also write the Markdown summary here");
   cmd->add_option("--memory-budget", args->memory_budget,

@@ -103,8 +103,9 @@ void check_selector_refs(const Selector& sel, const json& raw_select, const std:
     const bool listed = raw_select[axis].is_array();
     for (std::size_t i = 0; i < entries.size(); ++i) {
       const json& e = entries[i];
+      const std::string& name = axis;  // clang < 16 cannot capture a structured binding
       const bool found = std::any_of(cases.begin(), cases.end(), [&](const Case& c) {
-        return selector_entry_matches(axis, e, c);
+        return selector_entry_matches(name, e, c);
       });
       if (found) continue;
       const std::string p = listed ? ptr(ptr(sp, axis), i) : ptr(sp, axis);

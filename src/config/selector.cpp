@@ -10,8 +10,9 @@ using config_detail::json;
 
 bool Selector::matches(const Case& c) const {
   for (const auto& [axis, entries] : match) {
+    const std::string& name = axis;  // clang < 16 cannot capture a structured binding
     const bool any = std::any_of(entries.begin(), entries.end(), [&](const json& e) {
-      return config_detail::selector_entry_matches(axis, e, c);
+      return config_detail::selector_entry_matches(name, e, c);
     });
     if (!any) return false;
   }

@@ -47,6 +47,7 @@ struct CaseResult {
   double flops = 0;      // by flash-attention's convention
   double tflops = kNaN;  // flops / median time
   double gbps = kNaN;    // minimal bytes (inputs once, outputs once) / median time
+  double prepare_ms = kNaN;  // wall time of backend.prepare() (workspace, plan building)
   MemoryStats memory;
   Accuracy accuracy;
 };
@@ -78,6 +79,8 @@ struct ResultSet {
   std::vector<Verdict> checks;
   bool interrupted = false;
   double wall_s = 0;
+  // `sweep --shard I/N`: this set holds the cases with index % N == I (count 0: not sharded).
+  int shard_index = 0, shard_count = 0;
 };
 
 }  // namespace fa2b

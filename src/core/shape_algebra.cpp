@@ -43,7 +43,8 @@ std::int64_t score_matrix_bytes(const Case& c, int elem_bytes) {
 std::int64_t flash_state_bytes(const Case& c) { return 4 * c.B * c.H * c.T_q * (2 + c.D); }
 
 // Predicted peak of a case's tracked memory: the inputs and outputs, plus for materialising
-// backends S in float32 and P in the input dtype (each 256-byte aligned, as allocated).
+// backends S in float32 and P in the input dtype (each 256-byte aligned, as allocated), plus
+// for "standard" the cuBLAS workspace.
 static std::int64_t predicted_peak_bytes(const Case& c) {
   std::int64_t bytes = io_bytes(c);
   if (!materialises_scores(c.backend)) return bytes;
@@ -54,7 +55,10 @@ static std::int64_t predicted_peak_bytes(const Case& c) {
     auto aligned = [](std::int64_t b) { return (b + 255) / 256 * 256; };
     return bytes + aligned(rows * ld * 4) + aligned(rows * ld * dtype_bytes(c.dtype));
   }
-  return bytes + score_matrix_bytes(c, 4) + score_matrix_bytes(c, dtype_bytes(c.dtype));
+  bytes += score_matrix_bytes(c, 4) + score_matrix_bytes(c, dtype_bytes(c.dtype));
+  // standard: S and P unpadded (leading dimension T_k), exactly as allocated.
+  if (c.backend == "standard") bytes += kStandardCublasWorkspaceBytes;
+  return bytes;
 }
 
 const std::vector<std::string>& plan_metric_names() {

@@ -25,6 +25,10 @@ std::int64_t score_matrix_bytes(const Case& c, int elem_bytes);
 // 4 * B * H * T_q * (2 + D) bytes (the seed notebook's formula).
 std::int64_t flash_state_bytes(const Case& c);
 
+// The cuBLAS workspace the "standard" backend hands cuBLAS (tracked like S and P): 32 MiB, what
+// cuBLAS recommends on Hopper.
+inline constexpr std::int64_t kStandardCublasWorkspaceBytes = std::int64_t{32} << 20;
+
 // Named plan metrics ("flops", "io_bytes", "score_matrix_bytes", "flash_state_bytes",
 // "predicted_bytes" for the case's backend), as plan checks use them.
 const std::vector<std::string>& plan_metric_names();

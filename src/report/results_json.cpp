@@ -65,6 +65,7 @@ J case_json(const CaseResult& r) {
   j["flops"] = number_json<J>(r.flops);
   j["tflops"] = number_json<J>(r.tflops);
   j["gbps"] = number_json<J>(r.gbps);
+  j["prepare_ms"] = number_json<J>(r.prepare_ms);
   j["memory"] = {{"peak_bytes", r.memory.peak_bytes},
                  {"workspace_bytes", r.memory.workspace_bytes},
                  {"predicted_bytes", r.memory.predicted_bytes},
@@ -149,6 +150,12 @@ J set_json(const ResultSet& rs) {
   j["conventions"] = conventions<J>();
   j["summary"] = summary<J>(rs);
   j["interrupted"] = rs.interrupted;
+  if (rs.shard_count > 0) {
+    J shard = J::object();
+    shard["index"] = rs.shard_index;
+    shard["count"] = rs.shard_count;
+    j["shard"] = std::move(shard);
+  }
   j["wall_s"] = number_json<J>(rs.wall_s);
   J checks = J::array();
   for (const Verdict& v : rs.checks) checks.push_back(verdict_json<J>(v));

@@ -9,6 +9,7 @@
 #include "common/numeric.h"
 #include "core/shape_algebra.h"
 #include "core/stats.h"
+#include "runner/case_dump.h"
 #include "verify/reference.h"
 
 namespace fa2b {
@@ -80,10 +81,18 @@ float to_float(const void* base, std::int64_t i, DType dt) {
   return dt == DType::fp16 ? fp16_to_float(h) : bf16_to_float(h);
 }
 
-// Copies the sampled output rows back and compares them with the float64 reference.
-Accuracy verify(const Case& c, const CaseTensors& t, Platform& platform) {
-  const std::vector<RowRef> rows = sample_rows(c, c.measure.verify_rows, c.measure.seed);
+// The sampled rows and their float64 reference (kept for --dump).
+struct VerifyData {
+  std::vector<RowRef> rows;
   std::vector<double> ref, ref_lse;
+};
+
+// Copies the sampled output rows back and compares them with the float64 reference.
+Accuracy verify(const Case& c, const CaseTensors& t, Platform& platform, VerifyData& vd) {
+  vd.rows = sample_rows(c, c.measure.verify_rows, c.measure.seed);
+  const std::vector<RowRef>& rows = vd.rows;
+  std::vector<double>& ref = vd.ref;
+  std::vector<double>& ref_lse = vd.ref_lse;
   reference_rows(c, rows, ref, ref_lse);
   const std::size_t row_bytes = static_cast<std::size_t>(c.D) * dtype_bytes(c.dtype);
   std::vector<unsigned char> row(row_bytes);
@@ -128,7 +137,7 @@ void sample_timings(const Case& c, Backend& backend, const AttnParams& p, Platfo
 
 }  // namespace
 
-CaseResult run_case(const Case& c, Backend& backend, Platform& platform) {
+CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const DumpRequest* dump) {
   CaseResult r;
   r.c = c;
   r.target = platform.target();
@@ -164,13 +173,29 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform) {
       Backend& b;
       ~Release() { b.release(); }
     } release{backend};
+    const auto prepare_start = std::chrono::steady_clock::now();
     backend.prepare(c, p, tracker);
+    r.prepare_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                             prepare_start)
+                       .count();
 
     platform.poison(t.o.get(), t.o.bytes());
     platform.poison(t.lse.get(), t.lse.bytes());
     r.time.first_ms = platform.time_ms([&] { backend.run(p, platform.stream()); }, false);
     platform.check_after_run("first run");
-    r.accuracy = verify(c, t, platform);
+    VerifyData vd;
+    r.accuracy = verify(c, t, platform, vd);
+    if (dump) {
+      const DumpTensors dt{t.q.get(), t.k.get(), t.v.get(), t.o.get(), t.qd, t.kd, t.vd, t.od};
+      std::string warning;
+      try {
+        warning =
+            dump_case(dump->dir, dump->max_bytes, c, dt, vd.rows, vd.ref, vd.ref_lse, platform);
+      } catch (const std::runtime_error& e) {
+        warning = std::string("--dump: ") + e.what();
+      }
+      if (!warning.empty()) fmt::print(stderr, "fa2bench: warning: {}\n", warning);
+    }
 
     sample_timings(c, backend, p, platform, r);
     r.memory.peak_bytes = tracker.peak_bytes() - base;
@@ -182,6 +207,11 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform) {
     r.reason = e.what();
     r.memory.requested_bytes = e.requested();
     r.memory.peak_bytes = tracker.peak_bytes() - base;
+  } catch (const UnsupportedCase& e) {
+    r.status = Status::unsupported;
+    r.reason = e.what();
+    r.memory = MemoryStats{};
+    r.memory.predicted_bytes = static_cast<std::int64_t>(*plan_metric_value(c, "predicted_bytes"));
   } catch (const std::exception& e) {
     r.status = Status::error;
     r.reason = e.what();

@@ -3,13 +3,12 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
-#include <map>
 #include <memory>
 
 #include "build_info.h"
 #include "report/report.h"
-#include "runner/case_runner.h"
 #include "runtime/device_info.h"
 
 namespace fa2b {
@@ -43,61 +42,89 @@ std::vector<Case> cases_for_target(const std::vector<Case>& cases, const std::st
   return out;
 }
 
-ResultSet run_sweep(const Config& config, const std::vector<Case>& cases, Platform& platform,
-                    const SweepOptions& options) {
+ResultSet run_sweep(const Config& config, const std::vector<Case>& cases, const SweepTarget& target,
+                    CaseExecutor& executor, const SweepOptions& options) {
   ResultSet rs;
   rs.tool = {{"name", "fa2bench"},
              {"version", FA2BENCH_VERSION},
              {"git", FA2BENCH_GIT},
              {"build", FA2BENCH_BUILD_TYPE}};
   rs.host = host_block();
-  rs.device = platform.device_block();
-  rs.target = platform.target();
+  rs.device = target.device_block;
+  rs.target = target.target;
   rs.config_path = config.path;
   rs.config_sha256 = config.sha256;
   rs.config_echo = config.raw;
+  if (options.shard) {
+    rs.shard_index = options.shard->index;
+    rs.shard_count = options.shard->count;
+  }
+
+  std::vector<std::optional<CaseResult>> results(cases.size());
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (i < options.finished.size() && options.finished[i]) {
+      results[i] = options.finished[i];
+    } else {
+      todo.push_back(i);
+    }
+  }
 
   std::unique_ptr<JsonlWriter> jsonl;
   if (!options.jsonl_path.empty()) jsonl = std::make_unique<JsonlWriter>(options.jsonl_path);
 
-  // Backends live for the whole sweep so plans and handles are built once.
-  std::map<std::string, std::unique_ptr<Backend>> backends;
-  std::unique_ptr<Platform> host;  // CPU backends listed on the cuda target run on the host
   const auto t0 = std::chrono::steady_clock::now();
-  const std::size_t n = cases.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    const Case& c = cases[i];
-    auto& backend = backends[c.backend];
-    if (!backend) backend = make_backend(c.backend);
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::size_t n = todo.size();
+  const bool several = executor.slots() > 1;
+  std::size_t started = 0, done = 0;
+  auto elapsed_s = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  CaseEvents events;
+  events.started = [&](std::size_t i, int slot) {
+    ++started;
+    if (!options.progress) return;
+    const double elapsed = elapsed_s();
+    const std::string eta =
+        done == 0
+            ? "?"
+            : format_duration(elapsed / static_cast<double>(done) * static_cast<double>(n - done));
+    const std::string where = several ? fmt::format(" [worker {}]", slot) : std::string();
+    fmt::print(stderr, "[{}/{}]{} {} {}  (elapsed {}, eta {})\n", started, n, where,
+               cases[i].backend, cases[i].shape_key(), format_duration(elapsed), eta);
+  };
+  events.finished = [&](std::size_t i, CaseResult r) {
+    ++done;
     if (options.progress) {
-      const std::string eta =
-          i == 0 ? "?" : format_duration(elapsed / static_cast<double>(i) *
-                                         static_cast<double>(n - i));
-      fmt::print(stderr, "[{}/{}] {} {}  (elapsed {}, eta {})\n", i + 1, n, c.backend,
-                 c.shape_key(), format_duration(elapsed), eta);
-    }
-    CaseResult r;
-    if (!backend) {
-      r.c = c;
-      r.target = platform.target();
-      r.status = Status::unsupported;
-      r.reason = fmt::format("backend {} is not built into this fa2bench", c.backend);
-    } else {
-      Platform* where = &platform;
-      if (!backend->on_device() && platform.target() != "cpu") {
-        if (!host) host = make_host_platform();
-        where = host.get();
+      if (several) {
+        fmt::print(stderr, "        {} {}: {}\n", cases[i].backend, cases[i].shape_key(),
+                   one_line(r));
+      } else {
+        fmt::print(stderr, "        {}\n", one_line(r));
       }
-      r = run_case(c, *backend, *where);
     }
-    if (options.progress) fmt::print(stderr, "        {}\n", one_line(r));
     if (jsonl) jsonl->append(r);
-    rs.cases.push_back(std::move(r));
+    results[i] = std::move(r);
+  };
+  events.stop = options.stop_requested;
+  executor.run(cases, todo, events);
+
+  for (auto& r : results) {
+    if (r) {
+      rs.cases.push_back(std::move(*r));
+    } else {
+      rs.interrupted = true;
+    }
   }
-  rs.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  rs.wall_s = elapsed_s();
   return rs;
+}
+
+ResultSet run_sweep(const Config& config, const std::vector<Case>& cases, Platform& platform,
+                    const SweepOptions& options) {
+  auto executor = make_in_process_executor(platform);
+  return run_sweep(config, cases, SweepTarget{platform.target(), platform.device_block()},
+                   *executor, options);
 }
 
 }  // namespace fa2b

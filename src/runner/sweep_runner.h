@@ -1,27 +1,49 @@
 // Runs the cases of a config on one target, streaming each result to results.jsonl as it
-// finishes, with progress on stderr.
+// finishes, with progress on stderr. Cases run through an executor: in this process, or each
+// in a child process (isolation, worker pools over several devices).
 #pragma once
 
 #include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "config/config.h"
 #include "core/result.h"
+#include "runner/executor.h"
 #include "runner/platform.h"
+#include "runner/shard.h"
 
 namespace fa2b {
 
 struct SweepOptions {
-  std::string jsonl_path;  // empty: no streaming file
+  std::string jsonl_path;  // empty: no streaming file (appended to, never truncated here)
   bool progress = true;
+  std::function<bool()> stop_requested;  // checked between cases (signals)
+  // --resume: per case (same size as the case list, or empty) the result of an earlier run of
+  // the same sweep; those cases are not run again.
+  std::vector<std::optional<CaseResult>> finished;
+  std::optional<Shard> shard;  // recorded in the result set
+};
+
+// Where the cases run, as the results' context records it.
+struct SweepTarget {
+  std::string target;  // "cuda" or "cpu"
+  nlohmann::json device_block;
 };
 
 // Rewrites each case for the platform's target: on the CPU target GPU backends run as their
 // CPU counterparts (the case keeps the configured name as its role).
 std::vector<Case> cases_for_target(const std::vector<Case>& cases, const std::string& target);
 
-// Runs every case; the result set's context blocks (tool, host, device, config) are filled.
+// Runs every case not already finished; the result set holds the cases in the given (config)
+// order and its context blocks (tool, host, device, config). When stop_requested() ends the
+// sweep early, `interrupted` is set and only the finished cases are in the set.
+ResultSet run_sweep(const Config& config, const std::vector<Case>& cases, const SweepTarget& target,
+                    CaseExecutor& executor, const SweepOptions& options);
+
+// In this process, on `platform`.
 ResultSet run_sweep(const Config& config, const std::vector<Case>& cases, Platform& platform,
                     const SweepOptions& options);
 

@@ -54,19 +54,21 @@ TargetInfo cpu_target_info() {
 }
 
 nlohmann::json to_json(const GpuInfo& g) {
-  return {{"kind", "cuda"},
-          {"index", g.index},
-          {"name", g.name},
-          {"cc", std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor)},
-          {"sms", g.sms},
-          {"memory_bytes", g.memory_bytes},
-          {"l2_bytes", g.l2_bytes},
-          {"sm_clock_mhz", g.sm_clock_mhz},
-          {"mem_clock_mhz", g.mem_clock_mhz},
-          {"mem_bus_bits", g.mem_bus_bits},
-          {"driver", g.driver},
-          {"cuda_runtime", g.runtime},
-          {"pci_bus", g.pci_bus}};
+  nlohmann::json j = {{"kind", "cuda"},
+                      {"index", g.index},
+                      {"name", g.name},
+                      {"cc", std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor)},
+                      {"sms", g.sms},
+                      {"memory_bytes", g.memory_bytes},
+                      {"l2_bytes", g.l2_bytes},
+                      {"sm_clock_mhz", g.sm_clock_mhz},
+                      {"mem_clock_mhz", g.mem_clock_mhz},
+                      {"mem_bus_bits", g.mem_bus_bits},
+                      {"driver", g.driver},
+                      {"cuda_runtime", g.runtime},
+                      {"pci_bus", g.pci_bus}};
+  if (!g.cudnn.empty()) j["cudnn"] = g.cudnn;
+  return j;
 }
 
 TargetInfo target_info(const GpuInfo& g) {

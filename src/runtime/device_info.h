@@ -19,6 +19,7 @@ struct GpuInfo {
   int sm_clock_mhz = 0, mem_clock_mhz = 0, mem_bus_bits = 0;
   std::string driver, runtime;  // "13.0"
   std::string pci_bus;
+  std::string cudnn;  // the cuDNN the cudnn backend loads ("9.19.0", "not found"); empty: omitted
 };
 
 // Empty when built without CUDA or when no device is visible; `why` says which.

@@ -9,6 +9,9 @@ namespace fa2b {
 
 std::unique_ptr<Backend> make_naive_cuda_backend();
 std::unique_ptr<Backend> make_fa2_cuda_backend();
+// Peers: cuDNN's fused attention (loaded at run time) and cuBLAS + softmax ("standard").
+std::unique_ptr<Backend> make_cudnn_backend();
+std::unique_ptr<Backend> make_standard_cuda_backend();
 
 // Shared gate for our kernels: compute capability 8.0+ and fp16/bf16 only.
 Support our_kernel_support(const Case& c, const TargetInfo& t, std::string_view backend);

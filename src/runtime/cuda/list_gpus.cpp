@@ -1,6 +1,7 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
+#include "backends/cuda/cudnn/cudnn_api.h"
 #include "runtime/device_info.h"
 
 namespace fa2b {
@@ -42,6 +43,7 @@ std::vector<GpuInfo> list_gpus(std::string* why) {
     g.driver = version_string(driver);
     g.runtime = version_string(runtime);
     g.pci_bus = fmt::format("{:04x}:{:02x}:{:02x}", p.pciDomainID, p.pciBusID, p.pciDeviceID);
+    g.cudnn = cudnn_version_string();
     gpus.push_back(g);
   }
   return gpus;

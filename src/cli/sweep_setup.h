@@ -1,0 +1,30 @@
+// Where and how a sweep's cases run: the target (GPU or CPU), in this process or isolated in
+// child processes, on one device or a pool of workers. Used by the sweep command only.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "runner/executor.h"
+#include "runner/platform.h"
+#include "runner/sweep_runner.h"
+
+namespace fa2b {
+
+struct SweepExecution {
+  std::unique_ptr<Platform> platform;  // in-process runs only
+  std::unique_ptr<CaseExecutor> executor;
+  SweepTarget target;
+  bool isolated = false;
+  int workers = 1;
+  std::string work_dir;  // isolated runs: the children's case and result files
+  ~SweepExecution();     // removes work_dir
+};
+
+// Null with `exit_code` set (and the reason printed) when the flags cannot be honoured.
+std::unique_ptr<SweepExecution> set_up_execution(const SweepArgs& a, std::int64_t budget,
+                                                 const DumpOptions& dump, int& exit_code);
+
+}  // namespace fa2b

@@ -1,0 +1,31 @@
+// `sweep --dump`: writes a case's Q, K, V, O and the float64 reference rows as .npy files
+// plus manifest.json, after verification (tensors are copied back from the device).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/case.h"
+#include "runner/platform.h"
+#include "verify/reference.h"
+
+namespace fa2b {
+
+struct DumpTensors {
+  const void *q, *k, *v, *o;  // platform memory
+  TensorDesc qd, kd, vd, od;
+};
+
+// Directory name for a case below the dump directory: sweep and id, '/' replaced.
+std::string dump_dir_name(const Case& c);
+
+// Writes DIR/<dump_dir_name>/{q,k,v,o,ref_o,ref_lse,rows}.npy and manifest.json. Returns a
+// warning (and writes nothing) when Q, K, V and O together exceed max_bytes; empty otherwise.
+// Throws std::runtime_error when a file cannot be written.
+std::string dump_case(const std::string& dir, std::int64_t max_bytes, const Case& c,
+                      const DumpTensors& t, const std::vector<RowRef>& rows,
+                      const std::vector<double>& ref, const std::vector<double>& ref_lse,
+                      Platform& platform);
+
+}  // namespace fa2b
