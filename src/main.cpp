@@ -1,6 +1,7 @@
 // fa2bench: benchmark exact attention kernels (naive vs FlashAttention-2 and peers).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
 
 #include "build_info.h"
 #include "cli/commands.h"
@@ -14,9 +15,8 @@ int main(int argc, char** argv) {
       "Start with:  fa2bench sweep            (built-in quickstart sweep)\n"
       "             fa2bench plan --config configs/seed_notebook.json",
       "fa2bench"};
-  app.set_version_flag("--version",
-                       fmt::format("fa2bench {} (git {}, {})", FA2BENCH_VERSION, FA2BENCH_GIT,
-                                   FA2BENCH_BUILD_TYPE));
+  app.set_version_flag("--version", fmt::format("fa2bench {} (git {}, {})", FA2BENCH_VERSION,
+                                                FA2BENCH_GIT, FA2BENCH_BUILD_TYPE));
   app.require_subcommand(1);
   int exit_code = fa2b::kExitOk;
   fa2b::add_sweep_command(app, exit_code);

@@ -21,9 +21,9 @@ __device__ __forceinline__ void store_as(void* base, std::int64_t off, KernelDTy
 }
 
 __global__ void fill_kernel(void* ptr, KernelDType dtype, int heads, int seq, int D,
-                            std::int64_t total, std::int64_t batch_stride,
-                            std::int64_t head_stride, std::int64_t row_stride, std::uint64_t seed,
-                            InputTensor tensor, KernelInputDist dist) {
+                            std::int64_t total, std::int64_t batch_stride, std::int64_t head_stride,
+                            std::int64_t row_stride, std::uint64_t seed, InputTensor tensor,
+                            KernelInputDist dist) {
   for (std::int64_t idx = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
        idx < total; idx += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     const std::int64_t d = idx % D;
@@ -66,14 +66,13 @@ cudaError_t fill_inputs(void* ptr, KernelDType dtype, int B, int heads, int seq,
                         KernelInputDist dist, cudaStream_t stream) {
   const std::int64_t total = static_cast<std::int64_t>(B) * heads * seq * D;
   if (total == 0) return cudaSuccess;
-  fill_kernel<<<grid_for(total, 256), 256, 0, stream>>>(ptr, dtype, heads, seq, D, total,
-                                                        batch_stride, head_stride, row_stride,
-                                                        seed, tensor, dist);
+  fill_kernel<<<grid_for(total, 256), 256, 0, stream>>>(
+      ptr, dtype, heads, seq, D, total, batch_stride, head_stride, row_stride, seed, tensor, dist);
   return cudaGetLastError();
 }
 
-cudaError_t count_nonfinite(const void* ptr, KernelDType dtype, std::int64_t n,
-                            std::int64_t* count, cudaStream_t stream) {
+cudaError_t count_nonfinite(const void* ptr, KernelDType dtype, std::int64_t n, std::int64_t* count,
+                            cudaStream_t stream) {
   unsigned long long* d_count = nullptr;
   cudaError_t err = cudaMallocAsync(&d_count, sizeof *d_count, stream);
   if (err != cudaSuccess) return err;
@@ -81,7 +80,8 @@ cudaError_t count_nonfinite(const void* ptr, KernelDType dtype, std::int64_t n,
   if (n > 0) count_nonfinite_kernel<<<grid_for(n, 256), 256, 0, stream>>>(ptr, dtype, n, d_count);
   err = cudaGetLastError();
   unsigned long long host = 0;
-  if (err == cudaSuccess) err = cudaMemcpyAsync(&host, d_count, sizeof host, cudaMemcpyDeviceToHost, stream);
+  if (err == cudaSuccess)
+    err = cudaMemcpyAsync(&host, d_count, sizeof host, cudaMemcpyDeviceToHost, stream);
   if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
   cudaFreeAsync(d_count, stream);
   *count = static_cast<std::int64_t>(host);

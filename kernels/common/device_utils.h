@@ -19,7 +19,7 @@ cudaError_t fill_inputs(void* ptr, KernelDType dtype, int B, int heads, int seq,
                         KernelInputDist dist, cudaStream_t stream);
 
 // Counts non-finite elements among `n` elements of `dtype` at `ptr`. Synchronous.
-cudaError_t count_nonfinite(const void* ptr, KernelDType dtype, std::int64_t n,
-                            std::int64_t* count, cudaStream_t stream);
+cudaError_t count_nonfinite(const void* ptr, KernelDType dtype, std::int64_t n, std::int64_t* count,
+                            cudaStream_t stream);
 
 }  // namespace fa2b

@@ -26,16 +26,19 @@ FA2B_HD std::uint16_t float_to_bf16(float f) {
   u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even; overflow rounds to inf correctly
   return static_cast<std::uint16_t>(u >> 16);
 }
-FA2B_HD float bf16_to_float(std::uint16_t h) { return bits_float(static_cast<std::uint32_t>(h) << 16); }
+FA2B_HD float bf16_to_float(std::uint16_t h) {
+  return bits_float(static_cast<std::uint32_t>(h) << 16);
+}
 
 FA2B_HD std::uint16_t float_to_fp16(float f) {
   const std::uint32_t u = float_bits(f);
   const std::uint32_t sign = (u >> 16) & 0x8000u;
   const std::uint32_t absu = u & 0x7fffffffu;
-  if (absu > 0x7f800000u) return static_cast<std::uint16_t>(sign | 0x7e00u);  // NaN
+  if (absu > 0x7f800000u) return static_cast<std::uint16_t>(sign | 0x7e00u);   // NaN
   if (absu >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // rounds to inf
   if (absu < 0x38800000u) {  // subnormal or zero in fp16
-    if (absu < 0x33000000u) return static_cast<std::uint16_t>(sign);  // below half the min subnormal
+    if (absu < 0x33000000u)
+      return static_cast<std::uint16_t>(sign);  // below half the min subnormal
     const std::uint32_t exp = absu >> 23;
     const std::uint32_t mant = (absu & 0x7fffffu) | 0x800000u;
     const std::uint32_t shift = 126u - exp;  // 14 + (112 - exp) ... aligns to 2^-24 units

@@ -74,12 +74,15 @@ struct Fa2CausalTraits : Fa2Traits<kHeadDim, kSmallGrid> {};
 template <>
 struct Fa2CausalTraits<128, false> : Fa2TraitsBase<128, 4, 1, 64, true, 2> {};
 
+// Largest B*H for which the large-grid path uses the heavy-first order: beyond it the heads'
+// K/V no longer fit in L2 together and head-major wins (see fa2_fwd_launch.cuh).
+constexpr long long fa2_heavy_first_max_heads() {
+  return 64;
+}
+
 // CTA order of a causal grid: always heavy-first in the small-grid class; in the large class
 // heavy-first from T_q >= this many rows (head-major below: heavy-first loses there, the L2
 // reuse of head-major matters more than the balance).
-// Largest B*H for which the heavy-first order is used on the large-grid path.
-constexpr long long fa2_heavy_first_max_heads() { return 64; }
-
 template <int kHeadDim>
 constexpr int fa2_heavy_first_min_tq() {
   return kHeadDim == 128 ? 8192 : kHeadDim == 256 ? 2048 : 0x7fffffff;

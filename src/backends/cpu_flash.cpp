@@ -35,10 +35,9 @@ class CpuFlashBackend final : public Backend {
   void prepare(const Case&, const AttnParams& p, MemoryTracker& tracker) override {
     release();
     // No more scratch than there are work items: small cases on many cores stay small.
-    const std::int64_t items =
-        static_cast<std::int64_t>(p.B) * p.H * ((p.T_q + kBr - 1) / kBr);
-    threads_ = static_cast<int>(std::max<std::int64_t>(
-        1, std::min<std::int64_t>(cpu::thread_count(), items)));
+    const std::int64_t items = static_cast<std::int64_t>(p.B) * p.H * ((p.T_q + kBr - 1) / kBr);
+    threads_ = static_cast<int>(
+        std::max<std::int64_t>(1, std::min<std::int64_t>(cpu::thread_count(), items)));
     D_ = p.D;
     const auto bytes = static_cast<std::size_t>(threads_ * scratch_floats(D_)) * sizeof(float);
     scratch_ = TrackedBuffer(tracker, bytes, "cpu-flash tile scratch");

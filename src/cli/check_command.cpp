@@ -53,8 +53,7 @@ void add_check_command(CLI::App& app, int& exit_code) {
       "Re-evaluate checks on a saved results.json, e.g. to gate CI on results produced on a\n"
       "GPU machine. Uses the config echoed in the results unless --config is given.\n\n"
       "Example:  fa2bench check results/h200/seed_notebook/results.json");
-  cmd->add_option("results", args->results, "results.json written by fa2bench sweep")
-      ->required();
+  cmd->add_option("results", args->results, "results.json written by fa2bench sweep")->required();
   cmd->add_option("--config,-c", args->config, "Take the checks from this config instead")
       ->check(CLI::ExistingFile);
   cmd->add_option("--junit", args->junit, "Write the verdicts as JUnit XML here");

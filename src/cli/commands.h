@@ -11,10 +11,10 @@ namespace fa2b {
 
 // Documented exit codes.
 enum ExitCode : int {
-  kExitOk = 0,          // every check passed
+  kExitOk = 0,           // every check passed
   kExitCheckFailed = 1,  // a check failed (or had no number to judge)
-  kExitUsage = 2,       // usage or config error; nothing ran
-  kExitRuntime = 3,     // runtime failure: no usable device, CUDA error that aborted the sweep
+  kExitUsage = 2,        // usage or config error; nothing ran
+  kExitRuntime = 3,      // runtime failure: no usable device, CUDA error that aborted the sweep
 };
 
 struct SweepArgs {
@@ -30,15 +30,15 @@ struct SweepArgs {
   std::string memory_budget;
   std::string baseline = "naive";
   bool quiet = false;
-  std::string resume;         // --resume DIR
-  int isolate = -1;           // --isolate 1, --no-isolate 0, default -1 (on for cuda, off for cpu)
-  double case_timeout = 0;    // seconds, 0: none (isolated cases only)
-  std::string shard;          // "I/N"
-  std::string devices;        // "all" or "0,1,..."
-  int cpu_workers = 0;        // hidden testing aid: N parallel isolated CPU workers
-  std::string inputs;         // normal|uniform|large|nan: measure.inputs for every case
-  std::string dump;           // --dump DIR
-  std::string dump_filter;    // --dump-filter REGEX
+  std::string resume;       // --resume DIR
+  int isolate = -1;         // --isolate 1, --no-isolate 0, default -1 (on for cuda, off for cpu)
+  double case_timeout = 0;  // seconds, 0: none (isolated cases only)
+  std::string shard;        // "I/N"
+  std::string devices;      // "all" or "0,1,..."
+  int cpu_workers = 0;      // hidden testing aid: N parallel isolated CPU workers
+  std::string inputs;       // normal|uniform|large|nan: measure.inputs for every case
+  std::string dump;         // --dump DIR
+  std::string dump_filter;  // --dump-filter REGEX
 };
 void add_sweep_command(CLI::App& app, int& exit_code);
 // Hidden: one case in a child process (see runner/isolated_case.h).

@@ -25,7 +25,8 @@ int run_devices(bool json) {
     fmt::print(
         "[{}] {}  cc {}.{}  {} SMs  {} memory  {} L2  SM clock {} MHz  memory clock {} MHz "
         "({}-bit)  driver {}  runtime {}  bus {}{}\n",
-        g.index, g.name, g.cc_major, g.cc_minor, g.sms, human_bytes(static_cast<double>(g.memory_bytes)),
+        g.index, g.name, g.cc_major, g.cc_minor, g.sms,
+        human_bytes(static_cast<double>(g.memory_bytes)),
         human_bytes(static_cast<double>(g.l2_bytes)), g.sm_clock_mhz, g.mem_clock_mhz,
         g.mem_bus_bits, g.driver, g.runtime, g.pci_bus,
         g.cc_major < 8 ? "  (our kernels need compute capability 8.0 or newer)" : "");

@@ -30,9 +30,16 @@ void write_cases_json(const Config& config, const std::string& path) {
                      {"backend", c.backend},
                      {"role", c.role},
                      {"params",
-                      {{"B", c.B}, {"H", c.H}, {"H_kv", c.H_kv}, {"T_q", c.T_q}, {"T_k", c.T_k},
-                       {"D", c.D}, {"dtype", to_string(c.dtype)}, {"causal", c.causal},
-                       {"layout", to_string(c.layout)}, {"mode", to_string(c.mode)}}},
+                      {{"B", c.B},
+                       {"H", c.H},
+                       {"H_kv", c.H_kv},
+                       {"T_q", c.T_q},
+                       {"T_k", c.T_k},
+                       {"D", c.D},
+                       {"dtype", to_string(c.dtype)},
+                       {"causal", c.causal},
+                       {"layout", to_string(c.layout)},
+                       {"mode", to_string(c.mode)}}},
                      {"measure",
                       {{"warmup", c.measure.warmup},
                        {"min_samples", c.measure.min_samples},
@@ -81,14 +88,16 @@ int run_plan(const PlanArgs& a) {
   for (const Case& c : config->cases) {
     const auto predicted = static_cast<std::int64_t>(*plan_metric_value(c, "predicted_bytes"));
     fmt::print("{:<11} {:<40} {:>10.1f} {:>10} {:>11} {:>11} {:>11} {:>6}\n", c.backend,
-               c.shape_key(), attention_flops(c) / 1e9, human_bytes(static_cast<double>(io_bytes(c))),
+               c.shape_key(), attention_flops(c) / 1e9,
+               human_bytes(static_cast<double>(io_bytes(c))),
                human_bytes(static_cast<double>(score_matrix_bytes(c, dtype_bytes(c.dtype)))),
                human_bytes(static_cast<double>(flash_state_bytes(c))),
                human_bytes(static_cast<double>(predicted)), predicted <= memory ? "yes" : "NO");
   }
-  fmt::print("\nFLOPs: forward 4*B*H*T_q*T_k*D, halved when causal. S: the T_q x T_k score matrix\n"
-             "of every (batch, head) at the input dtype. predicted: tracked peak (inputs, outputs,\n"
-             "LSE; naive adds S in fp32 and P in the input dtype).\n");
+  fmt::print(
+      "\nFLOPs: forward 4*B*H*T_q*T_k*D, halved when causal. S: the T_q x T_k score matrix\n"
+      "of every (batch, head) at the input dtype. predicted: tracked peak (inputs, outputs,\n"
+      "LSE; naive adds S in fp32 and P in the input dtype).\n");
   const std::vector<Verdict> verdicts = evaluate_plan_checks(config->checks, config->cases);
   print_verdict_table(verdicts);
   return verdict_exit_code(verdicts);

@@ -24,12 +24,12 @@ static std::string num(double v, const char* spec) {
 }
 
 void print_case_table(const std::vector<CaseResult>& cases) {
-  fmt::print("\n{:<11} {:<40} {:<11} {:>10} {:>9} {:>11} {:>10}\n", "backend", "shape",
-             "status", "median ms", "TFLOP/s", "peak", "max err");
+  fmt::print("\n{:<11} {:<40} {:<11} {:>10} {:>9} {:>11} {:>10}\n", "backend", "shape", "status",
+             "median ms", "TFLOP/s", "peak", "max err");
   for (const CaseResult& r : cases) {
     const bool ok = r.status == Status::ok;
-    fmt::print("{:<11} {:<40} {:<11} {:>10} {:>9} {:>11} {:>10}\n", r.c.backend,
-               r.c.shape_key(), to_string(r.status), ok ? num(r.time.median, "{:.4g}") : "-",
+    fmt::print("{:<11} {:<40} {:<11} {:>10} {:>9} {:>11} {:>10}\n", r.c.backend, r.c.shape_key(),
+               to_string(r.status), ok ? num(r.time.median, "{:.4g}") : "-",
                ok ? num(r.tflops, "{:.1f}") : "-",
                ok ? human_bytes(static_cast<double>(r.memory.peak_bytes)) : "-",
                ok && r.accuracy.checked ? num(r.accuracy.max_abs_err, "{:.2e}") : "-");

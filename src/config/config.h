@@ -42,9 +42,9 @@ struct CheckSpec {
 };
 
 struct Config {
-  std::string path;        // where it came from ("<built-in quickstart>" for the default)
-  std::string sha256;      // of the canonical JSON text (json::dump()) of `raw`
-  nlohmann::json raw;      // the config after --set/--backends overrides
+  std::string path;    // where it came from ("<built-in quickstart>" for the default)
+  std::string sha256;  // of the canonical JSON text (json::dump()) of `raw`
+  nlohmann::json raw;  // the config after --set/--backends overrides
   std::string name, description;
   MeasureSettings defaults;
   std::vector<Case> cases;  // expanded, filtered, in config order

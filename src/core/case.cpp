@@ -6,20 +6,31 @@ namespace fa2b {
 
 std::string_view to_string(DType d) {
   switch (d) {
-    case DType::fp16: return "fp16";
-    case DType::bf16: return "bf16";
-    case DType::fp32: return "fp32";
+    case DType::fp16:
+      return "fp16";
+    case DType::bf16:
+      return "bf16";
+    case DType::fp32:
+      return "fp32";
   }
   return "?";
 }
-std::string_view to_string(Layout l) { return l == Layout::bhsd ? "bhsd" : "bshd"; }
-std::string_view to_string(Mode) { return "fwd"; }
+std::string_view to_string(Layout l) {
+  return l == Layout::bhsd ? "bhsd" : "bshd";
+}
+std::string_view to_string(Mode) {
+  return "fwd";
+}
 std::string_view to_string(InputDist d) {
   switch (d) {
-    case InputDist::normal: return "normal";
-    case InputDist::uniform: return "uniform";
-    case InputDist::large: return "large";
-    case InputDist::nan: return "nan";
+    case InputDist::normal:
+      return "normal";
+    case InputDist::uniform:
+      return "uniform";
+    case InputDist::large:
+      return "large";
+    case InputDist::nan:
+      return "nan";
   }
   return "?";
 }
@@ -46,7 +57,9 @@ std::optional<InputDist> parse_input_dist(std::string_view s) {
   if (s == "nan") return InputDist::nan;
   return std::nullopt;
 }
-int dtype_bytes(DType d) { return d == DType::fp32 ? 4 : 2; }
+int dtype_bytes(DType d) {
+  return d == DType::fp32 ? 4 : 2;
+}
 
 std::string Case::shape_key() const {
   std::string s = fmt::format("B{}-H{}", B, H);
@@ -61,7 +74,9 @@ std::string Case::shape_key() const {
   return s;
 }
 
-std::string Case::id() const { return fmt::format("{}/{}", backend, shape_key()); }
+std::string Case::id() const {
+  return fmt::format("{}/{}", backend, shape_key());
+}
 
 Strides tensor_strides(Layout layout, std::int64_t heads, std::int64_t seq, std::int64_t dim) {
   if (layout == Layout::bhsd) return {heads * seq * dim, seq * dim, dim};

@@ -6,10 +6,10 @@ namespace fa2b {
 
 const std::vector<std::string>& measured_metric_names() {
   static const std::vector<std::string> names = {
-      "time_median_ms", "time_mean_ms", "time_min_ms",   "time_max_ms",   "time_p10_ms",
-      "time_p90_ms",    "time_first_ms", "tflops",       "gbps",          "peak_bytes",
-      "workspace_bytes", "predicted_bytes", "max_abs_err", "mean_abs_err", "rel_l2_err",
-      "nonfinite"};
+      "time_median_ms", "time_mean_ms", "time_min_ms",     "time_max_ms",
+      "time_p10_ms",    "time_p90_ms",  "time_first_ms",   "tflops",
+      "gbps",           "peak_bytes",   "workspace_bytes", "predicted_bytes",
+      "max_abs_err",    "mean_abs_err", "rel_l2_err",      "nonfinite"};
   return names;
 }
 

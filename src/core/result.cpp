@@ -4,11 +4,16 @@ namespace fa2b {
 
 std::string_view to_string(Status s) {
   switch (s) {
-    case Status::ok: return "ok";
-    case Status::unsupported: return "unsupported";
-    case Status::oom: return "oom";
-    case Status::error: return "error";
-    case Status::timeout: return "timeout";
+    case Status::ok:
+      return "ok";
+    case Status::unsupported:
+      return "unsupported";
+    case Status::oom:
+      return "oom";
+    case Status::error:
+      return "error";
+    case Status::timeout:
+      return "timeout";
   }
   return "?";
 }
@@ -21,9 +26,12 @@ std::optional<Status> parse_status(std::string_view s) {
 
 std::string_view to_string(VerdictKind v) {
   switch (v) {
-    case VerdictKind::pass: return "pass";
-    case VerdictKind::fail: return "fail";
-    case VerdictKind::error: return "error";
+    case VerdictKind::pass:
+      return "pass";
+    case VerdictKind::fail:
+      return "fail";
+    case VerdictKind::error:
+      return "error";
   }
   return "?";
 }

@@ -18,8 +18,7 @@ std::optional<Status> parse_status(std::string_view);
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 struct TimeStats {
-  double median = kNaN, mean = kNaN, min = kNaN, max = kNaN, p10 = kNaN, p90 = kNaN,
-         stdev = kNaN;
+  double median = kNaN, mean = kNaN, min = kNaN, max = kNaN, p10 = kNaN, p90 = kNaN, stdev = kNaN;
   int n = 0;
   double first_ms = kNaN;  // the very first launch (cold: module load, caches)
 };
@@ -44,9 +43,9 @@ struct CaseResult {
   Status status = Status::ok;
   std::string reason;  // why unsupported / oom / error
   TimeStats time;
-  double flops = 0;      // by flash-attention's convention
-  double tflops = kNaN;  // flops / median time
-  double gbps = kNaN;    // minimal bytes (inputs once, outputs once) / median time
+  double flops = 0;          // by flash-attention's convention
+  double tflops = kNaN;      // flops / median time
+  double gbps = kNaN;        // minimal bytes (inputs once, outputs once) / median time
   double prepare_ms = kNaN;  // wall time of backend.prepare() (workspace, plan building)
   MemoryStats memory;
   Accuracy accuracy;

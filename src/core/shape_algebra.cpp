@@ -34,13 +34,17 @@ std::int64_t io_bytes(const Case& c) {
   return qo + kv + lse;
 }
 
-std::int64_t min_traffic_bytes(const Case& c) { return io_bytes(c); }
+std::int64_t min_traffic_bytes(const Case& c) {
+  return io_bytes(c);
+}
 
 std::int64_t score_matrix_bytes(const Case& c, int elem_bytes) {
   return c.B * c.H * c.T_q * c.T_k * elem_bytes;
 }
 
-std::int64_t flash_state_bytes(const Case& c) { return 4 * c.B * c.H * c.T_q * (2 + c.D); }
+std::int64_t flash_state_bytes(const Case& c) {
+  return 4 * c.B * c.H * c.T_q * (2 + c.D);
+}
 
 // Predicted peak of a case's tracked memory: the inputs and outputs, plus for materialising
 // backends S in float32 and P in the input dtype (each 256-byte aligned, as allocated), plus
@@ -62,9 +66,12 @@ static std::int64_t predicted_peak_bytes(const Case& c) {
 }
 
 const std::vector<std::string>& plan_metric_names() {
-  static const std::vector<std::string> names = {
-      "flops", "io_bytes", "score_matrix_bytes", "score_matrix_fp32_bytes", "flash_state_bytes",
-      "predicted_bytes"};
+  static const std::vector<std::string> names = {"flops",
+                                                 "io_bytes",
+                                                 "score_matrix_bytes",
+                                                 "score_matrix_fp32_bytes",
+                                                 "flash_state_bytes",
+                                                 "predicted_bytes"};
   return names;
 }
 

@@ -175,9 +175,9 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
     } release{backend};
     const auto prepare_start = std::chrono::steady_clock::now();
     backend.prepare(c, p, tracker);
-    r.prepare_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                             prepare_start)
-                       .count();
+    r.prepare_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - prepare_start)
+            .count();
 
     platform.poison(t.o.get(), t.o.bytes());
     platform.poison(t.lse.get(), t.lse.bytes());

@@ -72,7 +72,8 @@ class HostPlatform final : public Platform {
  private:
   template <typename F>
   static void parallel_rows(std::int64_t n, F&& f) {
-    const std::int64_t threads = std::max<std::int64_t>(1, std::min<std::int64_t>(cpu_threads(), n));
+    const std::int64_t threads =
+        std::max<std::int64_t>(1, std::min<std::int64_t>(cpu_threads(), n));
     std::vector<std::thread> pool;
     for (std::int64_t t = 0; t < threads; ++t) {
       pool.emplace_back([&, t] {
@@ -87,7 +88,9 @@ class HostPlatform final : public Platform {
 
 }  // namespace
 
-std::unique_ptr<Platform> make_host_platform() { return std::make_unique<HostPlatform>(); }
+std::unique_ptr<Platform> make_host_platform() {
+  return std::make_unique<HostPlatform>();
+}
 
 #ifndef FA2BENCH_WITH_CUDA
 std::unique_ptr<Platform> make_cuda_platform(int, std::int64_t, std::string* why) {

@@ -25,8 +25,8 @@ struct GpuInfo {
 // Empty when built without CUDA or when no device is visible; `why` says which.
 std::vector<GpuInfo> list_gpus(std::string* why);
 nlohmann::json to_json(const GpuInfo& g);
-nlohmann::json host_block();          // hostname, os, cpu model, threads
-nlohmann::json cpu_device_block();    // device block for the CPU target
+nlohmann::json host_block();        // hostname, os, cpu model, threads
+nlohmann::json cpu_device_block();  // device block for the CPU target
 int cpu_threads();
 TargetInfo target_info(const GpuInfo& g);
 TargetInfo cpu_target_info();

@@ -34,6 +34,8 @@ void* HostMemoryTracker::raw_allocate(std::size_t bytes) {
   return std::aligned_alloc(64, rounded);
 }
 
-void HostMemoryTracker::raw_release(void* ptr) noexcept { std::free(ptr); }
+void HostMemoryTracker::raw_release(void* ptr) noexcept {
+  std::free(ptr);
+}
 
 }  // namespace fa2b

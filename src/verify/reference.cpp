@@ -11,13 +11,18 @@
 namespace fa2b {
 namespace {
 
-KernelInputDist kernel_dist(InputDist d) { return static_cast<KernelInputDist>(static_cast<int>(d)); }
+KernelInputDist kernel_dist(InputDist d) {
+  return static_cast<KernelInputDist>(static_cast<int>(d));
+}
 
 float round_to_dtype(float x, DType dt) {
   switch (dt) {
-    case DType::fp16: return fp16_to_float(float_to_fp16(x));
-    case DType::bf16: return bf16_to_float(float_to_bf16(x));
-    case DType::fp32: return x;
+    case DType::fp16:
+      return fp16_to_float(float_to_fp16(x));
+    case DType::bf16:
+      return bf16_to_float(float_to_bf16(x));
+    case DType::fp32:
+      return x;
   }
   return x;
 }

@@ -7,7 +7,9 @@
 namespace fa2b {
 namespace {
 
-__global__ void write_null(float* p) { p[threadIdx.x] = 1.0f; }
+__global__ void write_null(float* p) {
+  p[threadIdx.x] = 1.0f;
+}
 
 class FaultyCuda final : public Backend {
  public:
@@ -23,6 +25,8 @@ class FaultyCuda final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_faulty_cuda_backend() { return std::make_unique<FaultyCuda>(); }
+std::unique_ptr<Backend> make_faulty_cuda_backend() {
+  return std::make_unique<FaultyCuda>();
+}
 
 }  // namespace fa2b

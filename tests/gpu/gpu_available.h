@@ -15,7 +15,7 @@ inline bool gpu_available() {
 
 }  // namespace fa2b
 
-#define FA2B_REQUIRE_GPU()                                         \
-  do {                                                             \
+#define FA2B_REQUIRE_GPU()                                          \
+  do {                                                              \
     if (!::fa2b::gpu_available()) GTEST_SKIP() << "no CUDA device"; \
   } while (0)

@@ -28,6 +28,8 @@ class Fa2CudaBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_fa2_cuda_backend() { return std::make_unique<Fa2CudaBackend>(); }
+std::unique_ptr<Backend> make_fa2_cuda_backend() {
+  return std::make_unique<Fa2CudaBackend>();
+}
 
 }  // namespace fa2b

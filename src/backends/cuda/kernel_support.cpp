@@ -6,9 +6,12 @@ namespace fa2b {
 
 KernelDType kernel_dtype(DType d) {
   switch (d) {
-    case DType::fp16: return KernelDType::fp16;
-    case DType::bf16: return KernelDType::bf16;
-    case DType::fp32: return KernelDType::fp32;
+    case DType::fp16:
+      return KernelDType::fp16;
+    case DType::bf16:
+      return KernelDType::bf16;
+    case DType::fp32:
+      return KernelDType::fp32;
   }
   return KernelDType::fp16;
 }

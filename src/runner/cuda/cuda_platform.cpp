@@ -12,7 +12,9 @@
 namespace fa2b {
 namespace {
 
-KernelDType to_kernel(DType d) { return static_cast<KernelDType>(static_cast<int>(d)); }
+KernelDType to_kernel(DType d) {
+  return static_cast<KernelDType>(static_cast<int>(d));
+}
 
 // Non-copyable owners of the CUDA resources the platform holds for its lifetime.
 struct Stream {
@@ -112,8 +114,8 @@ std::unique_ptr<Platform> make_cuda_platform(int device, std::int64_t memory_bud
   if (gpus.empty()) return nullptr;
   if (device < 0 || device >= static_cast<int>(gpus.size())) {
     if (why) {
-      *why = fmt::format("--device {} does not exist ({} CUDA device(s) found)", device,
-                         gpus.size());
+      *why =
+          fmt::format("--device {} does not exist ({} CUDA device(s) found)", device, gpus.size());
     }
     return nullptr;
   }

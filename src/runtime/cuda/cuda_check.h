@@ -22,10 +22,10 @@ bool is_sticky(cudaError_t code);
 
 }  // namespace fa2b
 
-#define FA2B_CUDA_CHECK(call)                                                  \
-  do {                                                                         \
-    const cudaError_t fa2b_err_ = (call);                                      \
-    if (fa2b_err_ != cudaSuccess) {                                            \
-      throw ::fa2b::CudaError(fa2b_err_, #call, __FILE__, __LINE__);           \
-    }                                                                          \
+#define FA2B_CUDA_CHECK(call)                                        \
+  do {                                                               \
+    const cudaError_t fa2b_err_ = (call);                            \
+    if (fa2b_err_ != cudaSuccess) {                                  \
+      throw ::fa2b::CudaError(fa2b_err_, #call, __FILE__, __LINE__); \
+    }                                                                \
   } while (0)

@@ -17,6 +17,8 @@ void* DeviceMemoryTracker::raw_allocate(std::size_t bytes) {
   return p;
 }
 
-void DeviceMemoryTracker::raw_release(void* ptr) noexcept { (void)cudaFree(ptr); }
+void DeviceMemoryTracker::raw_release(void* ptr) noexcept {
+  (void)cudaFree(ptr);
+}
 
 }  // namespace fa2b

@@ -6,7 +6,9 @@
 
 namespace fa2b {
 
-static std::string version_string(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
+static std::string version_string(int v) {
+  return fmt::format("{}.{}", v / 1000, (v % 1000) / 10);
+}
 
 std::vector<GpuInfo> list_gpus(std::string* why) {
   int count = 0;
