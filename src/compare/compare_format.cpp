@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "compare/compare.h"
+#include "report/report.h"
 
 namespace fa2b {
 namespace {
@@ -150,36 +151,6 @@ std::string csv_num(double v) {
   if (std::isnan(v)) return "";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   return fmt::format("{}", v);
-}
-
-std::string xml(const std::string& s) {
-  std::string out;
-  for (unsigned char ch : s) {
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') {
-          out += fmt::format("\\x{:02x}", static_cast<unsigned>(ch));
-        } else {
-          out += static_cast<char>(ch);
-        }
-    }
-  }
-  return out;
 }
 
 ordered_json num_json(double v) {
@@ -404,17 +375,18 @@ std::string compare_junit_text(const Comparison& c) {
   int failures = 0;
   for (const CaseComparison& cc : c.cases) {
     body += fmt::format("    <testcase classname=\"fa2bench.compare.{}\" name=\"{}\"",
-                        xml(cc.backend), xml(cc.base.c.shape_key()));
+                        xml_escape(cc.backend), xml_escape(cc.base.c.shape_key()));
     if (cc.regression) {
       ++failures;
       body += fmt::format(
           ">\n      <failure message=\"{}\" type=\"{}\">BASE {}\nNEW {}</failure>\n"
           "    </testcase>\n",
-          xml(explain(cc)), xml(cc.kind == ChangeKind::status ? "status" : cc.verdict),
-          xml(c.base.file), xml(c.next.file));
+          xml_escape(explain(cc)),
+          xml_escape(cc.kind == ChangeKind::status ? "status" : cc.verdict),
+          xml_escape(c.base.file), xml_escape(c.next.file));
     } else {
-      body +=
-          fmt::format(">\n      <system-out>{}</system-out>\n    </testcase>\n", xml(explain(cc)));
+      body += fmt::format(">\n      <system-out>{}</system-out>\n    </testcase>\n",
+                          xml_escape(explain(cc)));
     }
   }
   const std::size_t tests = c.cases.size();

@@ -9,9 +9,17 @@
 namespace fa2b {
 namespace {
 
+std::string num(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return fmt::format("{}", v);
+}
+
+}  // namespace
+
 // Escapes text for XML attributes and character data. Characters XML 1.0 cannot carry at all
 // (control characters other than tab, LF, CR) are written as "\xNN".
-std::string xml(const std::string& s) {
+std::string xml_escape(const std::string& s) {
   std::string out;
   out.reserve(s.size());
   for (unsigned char ch : s) {
@@ -42,37 +50,30 @@ std::string xml(const std::string& s) {
   return out;
 }
 
-std::string num(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return fmt::format("{}", v);
-}
-
-}  // namespace
-
 std::string junit_text(const ResultSet& rs) {
   std::string body;
   std::size_t tests = 0, failures = 0, errors = 0;
   for (const Verdict& v : rs.checks) {
     ++tests;
     body += fmt::format("    <testcase classname=\"fa2bench.checks.{}\" name=\"{}\"",
-                        xml(v.kind.empty() ? "check" : v.kind), xml(v.name));
+                        xml_escape(v.kind.empty() ? "check" : v.kind), xml_escape(v.name));
     const std::string message =
         fmt::format("measured {}, threshold {}", num(v.measured), v.threshold);
     if (v.verdict == VerdictKind::pass) {
-      body += fmt::format(">\n      <system-out>{}</system-out>\n    </testcase>\n", xml(v.detail));
+      body += fmt::format(">\n      <system-out>{}</system-out>\n    </testcase>\n",
+                          xml_escape(v.detail));
     } else if (v.verdict == VerdictKind::fail) {
       ++failures;
       body += fmt::format(
           ">\n      <failure message=\"{}\" type=\"{}\">{}</failure>\n"
           "    </testcase>\n",
-          xml(message), xml(v.kind), xml(v.detail));
+          xml_escape(message), xml_escape(v.kind), xml_escape(v.detail));
     } else {
       ++errors;
       body += fmt::format(
           ">\n      <error message=\"{}\" type=\"{}\">{}</error>\n"
           "    </testcase>\n",
-          xml(v.detail), xml(v.kind), xml(message));
+          xml_escape(v.detail), xml_escape(v.kind), xml_escape(message));
     }
   }
 
@@ -101,7 +102,7 @@ std::string junit_text(const ResultSet& rs) {
     body += fmt::format(
         ">\n      <error message=\"{}\" type=\"sweep\">{}</error>\n"
         "    </testcase>\n",
-        xml(message), xml(list));
+        xml_escape(message), xml_escape(list));
   }
 
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";

@@ -32,6 +32,8 @@ void write_results_csv(const ResultSet& rs, const std::string& path);
 void write_summary_md(const ResultSet& rs, const std::string& path,
                       const std::string& baseline = "naive");
 void write_junit(const ResultSet& rs, const std::string& path);
+// Escapes text for XML attributes and character data (control characters become "\xNN").
+std::string xml_escape(const std::string& s);
 
 // The text each writer above puts in its file (for stdout output and tests).
 std::string results_json_text(const ResultSet& rs);  // pretty-printed, ends with a newline

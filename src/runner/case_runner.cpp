@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "backends/shape_params.h"
 #include "common/numeric.h"
 #include "core/shape_algebra.h"
 #include "core/stats.h"
@@ -45,33 +46,12 @@ CaseTensors allocate(const Case& c, MemoryTracker& tracker) {
 }
 
 AttnParams params_for(const Case& c, const CaseTensors& t) {
-  AttnParams p;
+  AttnParams p = shape_params(c);
   p.q = t.q.get();
   p.k = t.k.get();
   p.v = t.v.get();
   p.o = t.o.get();
   p.lse = t.lse.as<float>();
-  p.q_batch_stride = t.qd.strides.b;
-  p.q_head_stride = t.qd.strides.h;
-  p.q_row_stride = t.qd.strides.t;
-  p.k_batch_stride = t.kd.strides.b;
-  p.k_head_stride = t.kd.strides.h;
-  p.k_row_stride = t.kd.strides.t;
-  p.v_batch_stride = t.vd.strides.b;
-  p.v_head_stride = t.vd.strides.h;
-  p.v_row_stride = t.vd.strides.t;
-  p.o_batch_stride = t.od.strides.b;
-  p.o_head_stride = t.od.strides.h;
-  p.o_row_stride = t.od.strides.t;
-  p.B = static_cast<int>(c.B);
-  p.H = static_cast<int>(c.H);
-  p.H_kv = static_cast<int>(c.H_kv);
-  p.T_q = static_cast<int>(c.T_q);
-  p.T_k = static_cast<int>(c.T_k);
-  p.D = static_cast<int>(c.D);
-  p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(c.D)));
-  p.causal = c.causal;
-  p.dtype = static_cast<KernelDType>(static_cast<int>(c.dtype));
   return p;
 }
 

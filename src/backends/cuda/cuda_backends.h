@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "backends/backend.h"
+#include "backends/shape_params.h"
 
 namespace fa2b {
 
@@ -16,7 +17,5 @@ std::unique_ptr<Backend> make_standard_cuda_backend();
 // Shared gate for our kernels: compute capability 8.0+ and fp16/bf16 only.
 Support our_kernel_support(const Case& c, const TargetInfo& t, std::string_view backend);
 KernelDType kernel_dtype(DType d);
-// The case's shape and strides as kernel parameters (no pointers), for support queries.
-AttnParams shape_params(const Case& c);
 
 }  // namespace fa2b
