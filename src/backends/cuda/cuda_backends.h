@@ -16,6 +16,10 @@ std::unique_ptr<Backend> make_standard_cuda_backend();
 
 // Shared gate for our kernels: compute capability 8.0+ and fp16/bf16 only.
 Support our_kernel_support(const Case& c, const TargetInfo& t, std::string_view backend);
+// The shared gate, then the kernel's own answer for the case's shape (`kernel_supported` is
+// e.g. fa2_fwd_supported).
+Support our_kernel_support(const Case& c, const TargetInfo& t, std::string_view backend,
+                           bool (*kernel_supported)(const AttnParams&, std::string*));
 KernelDType kernel_dtype(DType d);
 
 }  // namespace fa2b

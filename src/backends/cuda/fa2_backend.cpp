@@ -13,12 +13,7 @@ class Fa2CudaBackend final : public Backend {
   bool on_device() const override { return true; }
 
   Support supports(const Case& c, const TargetInfo& t) const override {
-    Support s = our_kernel_support(c, t, name());
-    if (!s.ok) return s;
-    const AttnParams p = shape_params(c);
-    std::string why;
-    if (!fa2_fwd_supported(p, &why)) return Support::no(why);
-    return Support::yes();
+    return our_kernel_support(c, t, name(), fa2_fwd_supported);
   }
 
   void run(const AttnParams& p, void* stream) override {

@@ -32,4 +32,13 @@ Support our_kernel_support(const Case& c, const TargetInfo& t, std::string_view 
   return Support::yes();
 }
 
+Support our_kernel_support(const Case& c, const TargetInfo& t, std::string_view backend,
+                           bool (*kernel_supported)(const AttnParams&, std::string*)) {
+  Support s = our_kernel_support(c, t, backend);
+  if (!s.ok) return s;
+  std::string why;
+  if (!kernel_supported(shape_params(c), &why)) return Support::no(why);
+  return Support::yes();
+}
+
 }  // namespace fa2b

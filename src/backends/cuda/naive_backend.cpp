@@ -13,12 +13,7 @@ class NaiveCudaBackend final : public Backend {
   bool on_device() const override { return true; }
 
   Support supports(const Case& c, const TargetInfo& t) const override {
-    Support s = our_kernel_support(c, t, name());
-    if (!s.ok) return s;
-    const AttnParams p = shape_params(c);
-    std::string why;
-    if (!naive_supported(p, &why)) return Support::no(why);
-    return Support::yes();
+    return our_kernel_support(c, t, name(), naive_supported);
   }
 
   // S and P are the point of this backend: they are its workspace, tracked like any buffer.
