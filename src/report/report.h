@@ -10,6 +10,8 @@
 
 namespace fa2b {
 
+// A case's shape parameters (B, H, H_kv, T_q, T_k, D, dtype, causal, layout, mode).
+nlohmann::json params_json(const Case& c);
 nlohmann::json to_json(const CaseResult& r);
 nlohmann::json to_json(const Verdict& v);
 nlohmann::json to_json(const ResultSet& rs);

@@ -180,6 +180,19 @@ ordered_json ordered_json_of(const ResultSet& rs) {
 }
 }  // namespace report_detail
 
+json params_json(const Case& c) {
+  return {{"B", c.B},
+          {"H", c.H},
+          {"H_kv", c.H_kv},
+          {"T_q", c.T_q},
+          {"T_k", c.T_k},
+          {"D", c.D},
+          {"dtype", to_string(c.dtype)},
+          {"causal", c.causal},
+          {"layout", to_string(c.layout)},
+          {"mode", to_string(c.mode)}};
+}
+
 json to_json(const CaseResult& r) {
   return case_json<json>(r);
 }

@@ -15,6 +15,7 @@
 
 #include "backends/cpu_backends.h"
 #include "backends/cpu_common.h"
+#include "backends/shape_params.h"
 #include "common/numeric.h"
 #include "core/case.h"
 #include "verify/reference.h"
@@ -61,26 +62,12 @@ struct HostTensors {
     fill(c, 3, v, skv, c.H_kv, c.T_k);
     poison_output(c);
 
+    p = shape_params(c);
     p.q = q.data();
     p.k = k.data();
     p.v = v.data();
     p.o = o.data();
     p.lse = lse.data();
-    p.q_batch_stride = p.o_batch_stride = sq.b;
-    p.q_head_stride = p.o_head_stride = sq.h;
-    p.q_row_stride = p.o_row_stride = sq.t;
-    p.k_batch_stride = p.v_batch_stride = skv.b;
-    p.k_head_stride = p.v_head_stride = skv.h;
-    p.k_row_stride = p.v_row_stride = skv.t;
-    p.B = static_cast<int>(c.B);
-    p.H = static_cast<int>(c.H);
-    p.H_kv = static_cast<int>(c.H_kv);
-    p.T_q = static_cast<int>(c.T_q);
-    p.T_k = static_cast<int>(c.T_k);
-    p.D = static_cast<int>(c.D);
-    p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(c.D)));
-    p.causal = c.causal;
-    p.dtype = static_cast<KernelDType>(static_cast<int>(c.dtype));
   }
 
   static void put(DType dt, std::vector<std::uint8_t>& buf, std::int64_t idx, float x) {
