@@ -12,20 +12,25 @@ template <int kD, int kTile>
 struct Tile;
 
 // clang-format off
-//                                                   D  warps mtiles  Bc  Q in regs stages
-template <> struct Tile<64, 0>  : Fa2TraitsBase<64,  4,    2,    64, true,  1> {};
-template <> struct Tile<64, 1>  : Fa2TraitsBase<64,  4,    2,    64, true,  2> {};
-template <> struct Tile<64, 2>  : Fa2TraitsBase<64,  4,    1,    64, true,  1> {};
-template <> struct Tile<64, 3>  : Fa2TraitsBase<64,  4,    1,    64, true,  2> {};
-template <> struct Tile<128, 0> : Fa2TraitsBase<128, 4,    2,    32, false, 1> {};
-template <> struct Tile<128, 1> : Fa2TraitsBase<128, 4,    2,    32, false, 2> {};
-template <> struct Tile<128, 2> : Fa2TraitsBase<128, 8,    1,    64, true,  1> {};
-template <> struct Tile<128, 3> : Fa2TraitsBase<128, 8,    1,    64, true,  2> {};
-template <> struct Tile<128, 4> : Fa2TraitsBase<128, 4,    1,    64, true,  1> {};
-template <> struct Tile<128, 5> : Fa2TraitsBase<128, 4,    1,    64, true,  2> {};
-template <> struct Tile<256, 0> : Fa2TraitsBase<256, 4,    1,    64, false, 1> {};
-template <> struct Tile<256, 1> : Fa2TraitsBase<256, 4,    1,    64, false, 2> {};
-template <> struct Tile<256, 2> : Fa2TraitsBase<256, 4,    1,    32, false, 2> {};
+// Tiles 0..5 (D=128), 0..3 (D=64), 0..2 (D=256) rescale O at every key tile (the fa2 v2
+// kernels), as references for the lazy rescale that every shipped tile now uses.
+//                                                   D  warps mtiles  Bc  Q in regs stages lazy CTAs/SM
+template <> struct Tile<64, 0>  : Fa2TraitsBase<64,  4,    2,    64, true,  1,     false> {};
+template <> struct Tile<64, 1>  : Fa2TraitsBase<64,  4,    2,    64, true,  2,     false> {};
+template <> struct Tile<64, 2>  : Fa2TraitsBase<64,  4,    1,    64, true,  1,     false> {};
+template <> struct Tile<64, 3>  : Fa2TraitsBase<64,  4,    1,    64, true,  2,     false> {};
+template <> struct Tile<128, 0> : Fa2TraitsBase<128, 4,    2,    32, false, 1,     false> {};
+template <> struct Tile<128, 1> : Fa2TraitsBase<128, 4,    2,    32, false, 2,     false> {};
+template <> struct Tile<128, 2> : Fa2TraitsBase<128, 8,    1,    64, true,  1,     false> {};
+template <> struct Tile<128, 3> : Fa2TraitsBase<128, 8,    1,    64, true,  2,     false> {};
+template <> struct Tile<128, 4> : Fa2TraitsBase<128, 4,    1,    64, true,  1,     false> {};
+template <> struct Tile<128, 5> : Fa2TraitsBase<128, 4,    1,    64, true,  2,     false> {};
+template <> struct Tile<128, 6> : Fa2TraitsBase<128, 4,    1,    64, false, 2,     true,  3> {};
+template <> struct Tile<128, 7> : Fa2TraitsBase<128, 4,    2,    64, false, 1,     true> {};
+template <> struct Tile<128, 8> : Fa2TraitsBase<128, 4,    2,    64, false, 2,     true> {};
+template <> struct Tile<256, 0> : Fa2TraitsBase<256, 4,    1,    64, false, 1,     false> {};
+template <> struct Tile<256, 1> : Fa2TraitsBase<256, 4,    1,    64, false, 2,     false> {};
+template <> struct Tile<256, 2> : Fa2TraitsBase<256, 4,    1,    32, false, 2,     false> {};
 // clang-format on
 
 template <typename T, int kD, int kTile>

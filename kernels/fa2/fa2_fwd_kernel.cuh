@@ -91,7 +91,7 @@ struct LdsmBases {
 };
 
 template <typename Traits, typename T, bool kCausal>
-__global__ void __launch_bounds__(Traits::kThreads)
+__global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
     fa2_fwd_kernel(const AttnParams p, const Fa2Order order) {
   constexpr int kBM = Traits::kBlockM;
   constexpr int kBN = Traits::kBlockN;
@@ -281,6 +281,7 @@ __global__ void __launch_bounds__(Traits::kThreads)
       }
 
       // Online softmax in the log2 domain; the quad (4 lanes) sharing a row reduces via shfl.
+      float tile_m[kMT][2];
 #pragma unroll
       for (int mi = 0; mi < kMT; ++mi) {
 #pragma unroll
@@ -289,12 +290,48 @@ __global__ void __launch_bounds__(Traits::kThreads)
 #pragma unroll
           for (int j = 0; j < kNT; ++j) mx = fmaxf(mx, fmaxf(s[mi][j][2 * r], s[mi][j][2 * r + 1]));
           mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-          mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-          // A row that has seen only masked keys keeps max -inf; subtracting 0 instead keeps
-          // its probabilities exactly 0 rather than NaN.
-          const float m_scaled = mx == -INFINITY ? 0.f : mx * scale_log2;
-          const float corr = fast_exp2(row_m[mi][r] * scale_log2 - m_scaled);
-          row_m[mi][r] = mx;
+          tile_m[mi][r] = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        }
+      }
+      // Rescale only when some row of the warp outgrew its max by the lazy margin (always with
+      // kLazyRescale off); the branch is warp-uniform.
+      bool rescale = !Traits::kLazyRescale;
+      if constexpr (Traits::kLazyRescale) {
+        bool grew = false;
+#pragma unroll
+        for (int mi = 0; mi < kMT; ++mi) {
+#pragma unroll
+          for (int r = 0; r < 2; ++r) {
+            grew |=
+                tile_m[mi][r] * scale_log2 > row_m[mi][r] * scale_log2 + Traits::kLazyRescaleLog2;
+          }
+        }
+        rescale = __any_sync(0xffffffffu, grew);
+      }
+      if (rescale) {
+#pragma unroll
+        for (int mi = 0; mi < kMT; ++mi) {
+#pragma unroll
+          for (int r = 0; r < 2; ++r) {
+            // A row that has seen only masked keys keeps max -inf (corr then multiplies zeros).
+            const float m_new = tile_m[mi][r] == -INFINITY ? 0.f : tile_m[mi][r] * scale_log2;
+            const float corr = fast_exp2(row_m[mi][r] * scale_log2 - m_new);
+            row_m[mi][r] = tile_m[mi][r];
+            row_l[mi][r] *= corr;
+#pragma unroll
+            for (int j = 0; j < kDT; ++j) {
+              acc_o[mi][j][2 * r] *= corr;
+              acc_o[mi][j][2 * r + 1] *= corr;
+            }
+          }
+        }
+      }
+#pragma unroll
+      for (int mi = 0; mi < kMT; ++mi) {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          // Subtracting 0 for a fully masked row keeps its probabilities exactly 0, not NaN.
+          const float m_scaled = row_m[mi][r] == -INFINITY ? 0.f : row_m[mi][r] * scale_log2;
           float sum = 0.f;
 #pragma unroll
           for (int j = 0; j < kNT; ++j) {
@@ -305,12 +342,7 @@ __global__ void __launch_bounds__(Traits::kThreads)
               sum += pv;
             }
           }
-          row_l[mi][r] = row_l[mi][r] * corr + sum;
-#pragma unroll
-          for (int j = 0; j < kDT; ++j) {
-            acc_o[mi][j][2 * r] *= corr;
-            acc_o[mi][j][2 * r + 1] *= corr;
-          }
+          row_l[mi][r] += sum;
         }
       }
 

@@ -9,6 +9,12 @@
 // issued at the top of tile n and overlap all of its work, with one barrier per key tile
 // instead of two, at the cost of another K and V tile of shared memory.
 //
+// kLazyRescale: the running row max only moves when a scaled score (log2 domain) exceeds it by
+// more than kLazyRescaleLog2, checked once per key tile for the whole warp, so most key tiles
+// skip rescaling O and l. A stale max only bounds P by 2^8 instead of 1, which fp16/bf16 P and
+// the fp32 sums hold as precisely. kMinBlocks: CTAs per SM asked of the launch bounds (caps
+// registers).
+//
 // The grid class (fa2_small_grid(), fa2_fwd.cu) picks between two tables: a
 // grid of few 128-row query tiles (B * H * ceil(T_q / 128) < 4 * SMs) gets shorter query tiles
 // (more CTAs to balance, fewer wasted rows on the causal diagonal) and, when causal, a global
@@ -18,7 +24,7 @@
 namespace fa2b {
 
 template <int kHeadDim_, int kWarps_, int kMTiles_, int kBlockN_, bool kQInRegs_,
-          int kKVStages_ = 1>
+          int kKVStages_ = 1, bool kLazyRescale_ = true, int kMinBlocks_ = 1>
 struct Fa2TraitsBase {
   static constexpr int kHeadDim = kHeadDim_;
   static constexpr int kWarps = kWarps_;
@@ -28,6 +34,9 @@ struct Fa2TraitsBase {
   static constexpr int kBlockN = kBlockN_;
   static constexpr bool kQInRegs = kQInRegs_;
   static constexpr int kKVStages = kKVStages_;
+  static constexpr bool kLazyRescale = kLazyRescale_;
+  static constexpr float kLazyRescaleLog2 = 8.f;
+  static constexpr int kMinBlocks = kMinBlocks_;
   static constexpr int kPitch = (kHeadDim + 63) / 64 * 64;  // see smem_swizzle.cuh
   // Q tile, then kKVStages K tiles and kKVStages V tiles.
   static constexpr int kSmemBytes = (kBlockM + 2 * kKVStages * kBlockN) * kPitch * 2;

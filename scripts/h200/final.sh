@@ -11,8 +11,8 @@ scripts/h200/build_on_device.sh > "$out/build.log" 2>&1 || { tail -30 "$out/buil
 tail -2 "$out/build.log"
 bin=build-h200/fa2bench
 # Our cudnn backend loads the same libcudnn PyTorch uses, so the two are compared on one library.
-lib=$(python3 -c "import nvidia.cudnn as m, os; print(os.path.join(list(m.__path__)[0], 'lib', 'libcudnn.so.9'))" 2>/dev/null)
-[ -n "$lib" ] && [ -f "$lib" ] && export FA2BENCH_CUDNN_PATH=$lib
+
+source scripts/h200/env.sh
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv > results/h200/gpu_state.txt
 $bin devices > results/h200/devices.txt
 (time ctest --test-dir build-h200 --output-on-failure -j 4) > "$out/ctest.log" 2>&1

@@ -4,7 +4,7 @@
 # (STAGES includes "sweep") the perf and seed sweeps plus torch SDPA on the same shapes.
 # Every stage re-packs results/h200 and the logs into $OUT/results_h200.tgz, so a run that hits
 # its time limit still returns what it finished.
-#   STAGES="test tune sweep" scripts/h200/tune.sh
+#   STAGES="test tune sweep" TUNE_FILTER=D128 scripts/h200/tune.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/out}
@@ -13,7 +13,7 @@ build=${FA2BENCH_BUILD_DIR:-build-h200-dev}
 logs=results/h200/logs
 mkdir -p "$logs"
 pack() { tar czf "$out/results_h200.tgz" results/h200; }
-export PATH=/usr/local/cuda/bin:$PATH
+source scripts/h200/env.sh
 git_flag=()
 [ -f .carry/git_sha ] && git_flag=(-DFA2BENCH_GIT="$(cat .carry/git_sha)")
 start=$(date +%s)
@@ -28,9 +28,10 @@ grep -E "[1-9][0-9]* bytes spill" "$logs/build.log" | head -5
 bin=$build/fa2bench
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv \
   > "$logs/gpu_state.txt"
-$bin tune --config configs/seed_notebook.json > /dev/null 2> "$logs/tune_without_dev.txt"; true
 if [[ $stages == *test* ]]; then
-  for cls in small large auto; do
+  (time ctest --test-dir "$build" --output-on-failure -j 4) > "$logs/ctest.log" 2>&1
+  grep -E "tests passed|FAILED|Failed|real" "$logs/ctest.log" | tail -12
+  for cls in small large; do
     FA2BENCH_FA2_GRID_CLASS=$cls "$build/tests/fa2bench_gpu_tests" --gtest_filter='*Fa2*' \
       > "$logs/gpu_tests_$cls.log" 2>&1
     echo "gpu tests (grid class $cls): exit $? $(grep -E '^\[  (PASSED|FAILED)' "$logs/gpu_tests_$cls.log" | tr '\n' ' ')"
@@ -38,12 +39,14 @@ if [[ $stages == *test* ]]; then
   pack
 fi
 if [[ $stages == *tune* ]]; then
-  $bin tune --config configs/seed_notebook.json --out results/h200/tune_seed_notebook.md \
-    > "$logs/tune_seed_notebook.txt" 2>&1
-  sed -n '/^Winners/,$p' "$logs/tune_seed_notebook.txt"
-  pack
-  $bin tune --config configs/perf_fwd.json --out results/h200/tune_perf_fwd.md \
-    --set measure.warmup=2 --set measure.min_samples=5 --set measure.max_samples=10 \
+  if [ -z "${TUNE_FILTER:-}" ]; then
+    $bin tune --config configs/seed_notebook.json --out results/h200/tune_seed_notebook.md \
+      > "$logs/tune_seed_notebook.txt" 2>&1
+    sed -n '/^Winners/,$p' "$logs/tune_seed_notebook.txt"
+    pack
+  fi
+  $bin tune --config configs/perf_fwd.json --out "results/h200/tune_perf_fwd${TUNE_FILTER:+_$TUNE_FILTER}.md" \
+    ${TUNE_FILTER:+--filter "$TUNE_FILTER"} --set measure.warmup=2 --set measure.min_samples=5 --set measure.max_samples=10 \
     > "$logs/tune_perf_fwd.txt" 2>&1
   sed -n '/^Winners/,$p' "$logs/tune_perf_fwd.txt"
   pack

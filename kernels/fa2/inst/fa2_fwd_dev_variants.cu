@@ -41,6 +41,10 @@ constexpr Variant kVariants[] = {
     {128, 4, kHeavy, "4wx1 64x64 qreg s1 heavy"},
     {128, 5, kHead,  "4wx1 64x64 qreg s2 head"},
     {128, 5, kHeavy, "4wx1 64x64 qreg s2 heavy"},
+    {128, 6, kHead,  "4wx1 64x64 s2 lazy 3cta head"},
+    {128, 6, kHeavy, "4wx1 64x64 s2 lazy 3cta heavy"},
+    {128, 7, kHead,  "4wx2 128x64 s1 lazy head"},
+    {128, 8, kHead,  "4wx2 128x64 s2 lazy head"},
     {256, 0, kHead,  "4wx1 64x64 s1 head"},
     {256, 0, kHeavy, "4wx1 64x64 s1 heavy"},
     {256, 1, kHead,  "4wx1 64x64 s2 head"},
@@ -81,6 +85,12 @@ cudaError_t run_variant(const AttnParams& p, const Variant& v, cudaStream_t s) {
       return dev::run_tile<T, 128, 4>(p, v.order, s);
     case 128 * 16 + 5:
       return dev::run_tile<T, 128, 5>(p, v.order, s);
+    case 128 * 16 + 6:
+      return dev::run_tile<T, 128, 6>(p, v.order, s);
+    case 128 * 16 + 7:
+      return dev::run_tile<T, 128, 7>(p, v.order, s);
+    case 128 * 16 + 8:
+      return dev::run_tile<T, 128, 8>(p, v.order, s);
     case 256 * 16 + 0:
       return dev::run_tile<T, 256, 0>(p, v.order, s);
     case 256 * 16 + 1:

@@ -1,0 +1,12 @@
+# Sourced by the scripts/h200/*.sh device scripts: the toolchain path, and cuDNN from PyTorch's
+# wheel (the GPU image has no cuDNN graph headers in the CUDA include dir). Our cudnn backend
+# then loads the same libcudnn PyTorch uses, so the two are compared on one library.
+export PATH=/usr/local/cuda/bin:$PATH
+cudnn_dir=$(python3 -c "import nvidia.cudnn as m, os; print(list(m.__path__)[0])" 2>/dev/null)
+if [ -n "$cudnn_dir" ]; then
+  if [ ! -f /usr/local/cuda/include/cudnn_graph.h ] && [ -f "$cudnn_dir/include/cudnn_graph.h" ]; then
+    export CPATH="$cudnn_dir/include${CPATH:+:$CPATH}"
+  fi
+  [ -f "$cudnn_dir/lib/libcudnn.so.9" ] && export FA2BENCH_CUDNN_PATH="$cudnn_dir/lib/libcudnn.so.9"
+fi
+unset cudnn_dir
