@@ -61,7 +61,7 @@ struct Fa2Traits;
 template <> struct Fa2Traits<32,  false> : Fa2TraitsBase<32,  4,    2,    64, true,     1> {};
 template <> struct Fa2Traits<64,  false> : Fa2TraitsBase<64,  4,    2,    64, true,     2> {};
 template <> struct Fa2Traits<96,  false> : Fa2TraitsBase<96,  4,    2,    32, false,    1> {};
-template <> struct Fa2Traits<128, false> : Fa2TraitsBase<128, 4,    2,    32, false,    2> {};
+template <> struct Fa2Traits<128, false> : Fa2TraitsBase<128, 4,    2,    64, false,    1> {};
 template <> struct Fa2Traits<160, false> : Fa2TraitsBase<160, 8,    1,    64, false,    1> {};
 template <> struct Fa2Traits<192, false> : Fa2TraitsBase<192, 8,    1,    64, false,    1> {};
 template <> struct Fa2Traits<224, false> : Fa2TraitsBase<224, 8,    1,    64, false,    1> {};

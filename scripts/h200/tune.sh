@@ -4,7 +4,8 @@
 # (STAGES includes "sweep") the perf and seed sweeps plus torch SDPA on the same shapes.
 # Every stage re-packs results/h200 and the logs into $OUT/results_h200.tgz, so a run that hits
 # its time limit still returns what it finished.
-#   STAGES="test tune sweep" TUNE_FILTER=D128 scripts/h200/tune.sh
+#   STAGES="test tune sweep" TUNE_FILTER="D64 D256" scripts/h200/tune.sh
+# (TUNE_FILTER: tune only the perf-grid cases whose id contains each word, one table per word.)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/out}
@@ -20,7 +21,9 @@ start=$(date +%s)
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DFA2BENCH_DEV_KERNELS=ON -DCMAKE_CUDA_FLAGS=-Xptxas=-v ${FA2BENCH_CMAKE_ARGS:-} \
   -DCMAKE_PREFIX_PATH="$PWD/.carry/deps/usr" "${git_flag[@]}" >/dev/null
-cmake --build "$build" -j "$(nproc)" --target fa2bench fa2bench_gpu_tests -- -v \
+targets=(--target fa2bench fa2bench_gpu_tests)
+[[ $stages == *test* ]] && targets=()  # ctest needs every test binary
+cmake --build "$build" -j "$(nproc)" "${targets[@]}" -- -v \
   > "$logs/build.log" 2>&1 || { tail -30 "$logs/build.log"; pack; exit 1; }
 echo "build: $(( $(date +%s) - start ))s"
 grep -E "Compiling entry function|registers|spill" "$logs/build.log" > "$logs/ptxas.txt"
@@ -45,11 +48,15 @@ if [[ $stages == *tune* ]]; then
     sed -n '/^Winners/,$p' "$logs/tune_seed_notebook.txt"
     pack
   fi
-  $bin tune --config configs/perf_fwd.json --out "results/h200/tune_perf_fwd${TUNE_FILTER:+_$TUNE_FILTER}.md" \
-    ${TUNE_FILTER:+--filter "$TUNE_FILTER"} --set measure.warmup=2 --set measure.min_samples=5 --set measure.max_samples=10 \
-    > "$logs/tune_perf_fwd.txt" 2>&1
-  sed -n '/^Winners/,$p' "$logs/tune_perf_fwd.txt"
-  pack
+  for word in ${TUNE_FILTER:-all}; do
+    [ "$word" = all ] && word=""
+    suffix=${word:+_$word}
+    $bin tune --config configs/perf_fwd.json --out "results/h200/tune_perf_fwd$suffix.md" \
+      ${word:+--filter "$word"} --set measure.warmup=2 --set measure.min_samples=5 \
+      --set measure.max_samples=10 > "$logs/tune_perf_fwd$suffix.txt" 2>&1
+    sed -n '/^Winners/,$p' "$logs/tune_perf_fwd$suffix.txt"
+    pack
+  done
 fi
 if [[ $stages == *sweep* ]]; then
   for cfg in seed_notebook perf_fwd; do
