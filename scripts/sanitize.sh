@@ -11,10 +11,12 @@
 #   SANITIZE_CLASSES  fa2 grid classes to run under, default "small large" (see below)
 #   SANITIZE_JOBS     tests run as this many concurrent sanitizer processes (default 4)
 #   SANITIZE_OUT      default $BUILD_DIR/sanitize
+#   SANITIZE_MAX_T    racecheck only: the fa2 sweep skips lengths above this (default 1000; T =
+#                     4097 repeats the paths of 17 and 1000 at 16x the cost under racecheck)
 #
 # Default filter: the kernel correctness tests of fa2bench_gpu_tests. Fa2KernelSweep and
 # NaiveSweep instantiate every (dtype, head dim) kernel with odd lengths (1, 17, 127, 1000,
-# 4097, T_q != T_k, both masks), plus the layout, GQA and decode tests. memcheck also runs the
+# 4097, T_q != T_k, both masks; racecheck stops at SANITIZE_MAX_T), plus the layout, GQA and decode tests. memcheck also runs the
 # large ones (a >65535-block grid, a long sequence); racecheck and synccheck skip those two,
 # which only repeat the same instantiations at sizes those tools make very slow.
 #
@@ -50,7 +52,9 @@ run_shard() {
   local extra=()
   [ "$tool" = memcheck ] && extra=(--leak-check full --check-api-memory-access yes)
   [ "$tool" = racecheck ] && extra=(--racecheck-report all)
-  FA2BENCH_FA2_GRID_CLASS=$cls "$CS" --tool "$tool" --error-exitcode 86 --print-limit 50 \
+  local max_t=
+  [ "$tool" = racecheck ] && max_t=${SANITIZE_MAX_T:-1000}
+  FA2BENCH_TEST_MAX_T=$max_t FA2BENCH_FA2_GRID_CLASS=$cls "$CS" --tool "$tool" --error-exitcode 86 --print-limit 50 \
     "${extra[@]}" "$TESTS" --gtest_filter="$tests" --gtest_brief=1 >"$log" 2>&1
   echo $? >"$log.rc"
 }

@@ -54,27 +54,29 @@ template <int kHeadDim, bool kSmallGrid>
 struct Fa2Traits;
 
 // Tables measured by `fa2bench tune` on the H200 (docs/tuning.md); D = 32, 96, 160, 192, 224
-// were not tuned and follow their neighbours.
+// were not tuned and follow their neighbours. The lazy rescale won 8-12% at D = 128 (2 m-tiles
+// per warp; 1-2% with the 1 m-tile causal tile), tied at D = 64 and lost 2-6% at D = 256, so
+// D = 256 and the untuned D = 160..224 next to it rescale at every tile.
 // clang-format off
 // Non-causal, grids of many query tiles.
-//                                                        D  warps mtiles  Bc  Q in regs stages
-template <> struct Fa2Traits<32,  false> : Fa2TraitsBase<32,  4,    2,    64, true,     1> {};
-template <> struct Fa2Traits<64,  false> : Fa2TraitsBase<64,  4,    2,    64, true,     2> {};
-template <> struct Fa2Traits<96,  false> : Fa2TraitsBase<96,  4,    2,    32, false,    1> {};
-template <> struct Fa2Traits<128, false> : Fa2TraitsBase<128, 4,    2,    64, false,    1> {};
-template <> struct Fa2Traits<160, false> : Fa2TraitsBase<160, 8,    1,    64, false,    1> {};
-template <> struct Fa2Traits<192, false> : Fa2TraitsBase<192, 8,    1,    64, false,    1> {};
-template <> struct Fa2Traits<224, false> : Fa2TraitsBase<224, 8,    1,    64, false,    1> {};
-template <> struct Fa2Traits<256, false> : Fa2TraitsBase<256, 4,    1,    64, false,    1> {};
+//                                                        D  warps mtiles  Bc  Q in regs stages lazy
+template <> struct Fa2Traits<32,  false> : Fa2TraitsBase<32,  4,    2,    64, true,     1,     true> {};
+template <> struct Fa2Traits<64,  false> : Fa2TraitsBase<64,  4,    2,    64, true,     2,     true> {};
+template <> struct Fa2Traits<96,  false> : Fa2TraitsBase<96,  4,    2,    32, false,    1,     true> {};
+template <> struct Fa2Traits<128, false> : Fa2TraitsBase<128, 4,    2,    64, false,    1,     true> {};
+template <> struct Fa2Traits<160, false> : Fa2TraitsBase<160, 8,    1,    64, false,    1,     false> {};
+template <> struct Fa2Traits<192, false> : Fa2TraitsBase<192, 8,    1,    64, false,    1,     false> {};
+template <> struct Fa2Traits<224, false> : Fa2TraitsBase<224, 8,    1,    64, false,    1,     false> {};
+template <> struct Fa2Traits<256, false> : Fa2TraitsBase<256, 4,    1,    64, false,    1,     false> {};
 // Grids of few query tiles. D <= 64 keeps 128-row tiles: the 4w x 1 64-row tile spills there.
-template <> struct Fa2Traits<32,  true>  : Fa2TraitsBase<32,  4,    2,    64, true,     1> {};
-template <> struct Fa2Traits<64,  true>  : Fa2TraitsBase<64,  4,    2,    64, true,     2> {};
-template <> struct Fa2Traits<96,  true>  : Fa2TraitsBase<96,  4,    1,    64, true,     1> {};
-template <> struct Fa2Traits<128, true>  : Fa2TraitsBase<128, 4,    1,    64, true,     2> {};
-template <> struct Fa2Traits<160, true>  : Fa2TraitsBase<160, 4,    1,    64, false,    1> {};
-template <> struct Fa2Traits<192, true>  : Fa2TraitsBase<192, 4,    1,    64, false,    1> {};
-template <> struct Fa2Traits<224, true>  : Fa2TraitsBase<224, 4,    1,    64, false,    1> {};
-template <> struct Fa2Traits<256, true>  : Fa2TraitsBase<256, 4,    1,    64, false,    1> {};
+template <> struct Fa2Traits<32,  true>  : Fa2TraitsBase<32,  4,    2,    64, true,     1,     true> {};
+template <> struct Fa2Traits<64,  true>  : Fa2TraitsBase<64,  4,    2,    64, true,     2,     true> {};
+template <> struct Fa2Traits<96,  true>  : Fa2TraitsBase<96,  4,    1,    64, true,     1,     true> {};
+template <> struct Fa2Traits<128, true>  : Fa2TraitsBase<128, 4,    1,    64, true,     2,     true> {};
+template <> struct Fa2Traits<160, true>  : Fa2TraitsBase<160, 4,    1,    64, false,    1,     false> {};
+template <> struct Fa2Traits<192, true>  : Fa2TraitsBase<192, 4,    1,    64, false,    1,     false> {};
+template <> struct Fa2Traits<224, true>  : Fa2TraitsBase<224, 4,    1,    64, false,    1,     false> {};
+template <> struct Fa2Traits<256, true>  : Fa2TraitsBase<256, 4,    1,    64, false,    1,     false> {};
 // clang-format on
 
 // Causal grids use the same tiles except where tune found a better one.

@@ -1,4 +1,5 @@
-// fa2bench compare BASE.json NEW.json: per-case ratios and verdicts between two runs.
+// fa2bench compare BASE.json NEW.json: per-case ratios and verdicts between two runs, or with
+// --pair between two backends on the same shapes.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -20,6 +21,7 @@ struct CompareArgs {
   bool normalize = false;
   std::string junit;
   std::string summary_md;
+  std::vector<std::string> pairs;  // --pair NEW_BACKEND=BASE_BACKEND, as given
 };
 
 int run_compare(const CompareArgs& a) {
@@ -33,7 +35,10 @@ int run_compare(const CompareArgs& a) {
   }
   Comparison cmp;
   try {
-    cmp = compare_results(base, a.base, next, a.next, {a.threshold, a.normalize});
+    // The pairs are checked against the loaded files, so a typo names the backends they have.
+    const CompareOptions options{a.threshold, a.normalize,
+                                 parse_backend_pairs(a.pairs, base, a.base, next, a.next)};
+    cmp = compare_results(base, a.base, next, a.next, options);
   } catch (const CompareError& e) {
     fmt::print(stderr, "fa2bench: {}\n", e.what());
     return kExitUsage;
@@ -68,9 +73,12 @@ int run_compare(const CompareArgs& a) {
     return kExitRuntime;
   }
   if (cmp.has_regression()) {
-    fmt::print(stderr, "fa2bench: {} regression{} ({} slower, {} no longer ok){}\n",
-               cmp.counts.regressions, cmp.counts.regressions == 1 ? "" : "s", cmp.counts.slower,
+    // With --pair a status regression is not a change over time: NEW's backend fails where
+    // BASE's works.
+    fmt::print(stderr, "fa2bench: {} regression{} ({} slower, {} {}){}\n", cmp.counts.regressions,
+               cmp.counts.regressions == 1 ? "" : "s", cmp.counts.slower,
                cmp.counts.regressions - cmp.counts.slower,
+               cmp.by_pair() ? "not ok where the BASE backend is" : "no longer ok",
                a.fail_on_regression ? "" : "; not failing without --fail-on-regression");
     if (a.fail_on_regression) return kExitCheckFailed;
   }
@@ -89,7 +97,15 @@ void add_compare_command(CLI::App& app, int& exit_code) {
       "intervals disjoint), ambiguous (beyond it, intervals overlap), or the status change\n"
       "(e.g. ok→oom). Exit 1 with --fail-on-regression when a case got slower or stopped\n"
       "being ok; 2 when a file cannot be used.\n\n"
-      "Example:  fa2bench compare baseline/results.json out/results.json --fail-on-regression");
+      "--pair NEW_BACKEND=BASE_BACKEND compares two backends instead of two runs: cases of\n"
+      "NEW_BACKEND in NEW are matched with cases of BASE_BACKEND in BASE by shape (B, H, H_kv,\n"
+      "T_q, T_k, D, dtype, causal, layout); BASE and NEW may be the same file. The geomean rows\n"
+      "are per pair and head dim D, plus one over all D per pair.\n\n"
+      "Examples:\n"
+      "  fa2bench compare baseline/results.json out/results.json --fail-on-regression\n"
+      "  fa2bench compare results/h200/perf_fwd/torch_sdpa.json results/h200/perf_fwd/results.json "
+      "\\\n"
+      "    --pair fa2=torch-flash --pair fa2=torch-cudnn --format md");
   cmd->add_option("base", args->base, "BASE results.json (the reference run)")->required();
   cmd->add_option("new", args->next, "NEW results.json (the run being judged)")->required();
   cmd->add_option("--threshold", args->threshold,
@@ -106,6 +122,11 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--junit", args->junit, "Write one JUnit testcase per matched case here");
   cmd->add_option("--summary-md", args->summary_md,
                   "Write a Markdown job summary here (e.g. $GITHUB_STEP_SUMMARY)");
+  cmd->add_option("--pair", args->pairs,
+                  "Compare NEW_BACKEND of NEW with BASE_BACKEND of BASE shape by shape "
+                  "(repeatable), e.g. --pair fa2=torch-flash")
+      ->type_name("NEW_BACKEND=BASE_BACKEND")
+      ->allow_extra_args(false);  // one value per --pair: the files after it stay positional
   cmd->callback([args, &exit_code] { exit_code = run_compare(*args); });
 }
 

@@ -1,8 +1,11 @@
-// Matching cases of two results files, ratios, verdicts and per-backend geometric means.
+// Matching cases of two results files (by id, or by shape for --pair), ratios, verdicts and
+// geometric means.
 #include "compare/compare.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -37,9 +40,15 @@ RunInfo run_info(const ResultSet& rs, const std::string& file) {
   return info;
 }
 
+// The key two cases are matched by: the id (backend + shape), or with --pair the shape alone,
+// since the two backends of a pair differ by design.
+std::string match_key(const CaseResult& r, bool by_shape) {
+  return by_shape ? r.c.shape_key() : r.c.id();
+}
+
 // A case's identity within one file: two sweeps of a config may hold the same shape.
-std::string sweep_key(const CaseResult& r) {
-  return r.c.sweep + "\x1f" + r.c.id();
+std::string sweep_key(const CaseResult& r, bool by_shape = false) {
+  return r.c.sweep + "\x1f" + match_key(r, by_shape);
 }
 
 // The cases of a file without repeats of (sweep, id); repeats are reported.
@@ -58,11 +67,224 @@ std::vector<const CaseResult*> unique_cases(const ResultSet& rs, const std::stri
   return out;
 }
 
+// Cases that are matched with each other: everything (by id), or one --pair's two backends.
+struct MatchGroup {
+  std::vector<const CaseResult*> base, next;
+  const BackendPair* pair = nullptr;  // null: by id
+};
+
+std::vector<const CaseResult*> of_backend(const std::vector<const CaseResult*>& cases,
+                                          const std::string& backend) {
+  std::vector<const CaseResult*> out;
+  for (const CaseResult* r : cases) {
+    if (r->c.backend == backend) out.push_back(r);
+  }
+  return out;
+}
+
+std::vector<MatchGroup> match_groups(const std::vector<const CaseResult*>& base,
+                                     const std::vector<const CaseResult*>& next,
+                                     const std::vector<BackendPair>& pairs) {
+  if (pairs.empty()) return {MatchGroup{base, next, nullptr}};
+  std::vector<MatchGroup> groups;
+  for (const BackendPair& p : pairs) {
+    groups.push_back(MatchGroup{of_backend(base, p.base), of_backend(next, p.next), &p});
+  }
+  return groups;
+}
+
+// For each BASE case of the group, the index of its NEW partner. When a key appears in several
+// sweeps of a file, cases of the same sweep pair up first; what is left pairs by key alone, in
+// file order.
+std::vector<std::optional<std::size_t>> match_cases(const MatchGroup& g) {
+  const bool by_shape = g.pair != nullptr;
+  std::map<std::string, std::size_t> new_by_sweep_key;
+  std::multimap<std::string, std::size_t> new_by_key;
+  for (std::size_t i = 0; i < g.next.size(); ++i) {
+    new_by_sweep_key.emplace(sweep_key(*g.next[i], by_shape), i);
+    new_by_key.emplace(match_key(*g.next[i], by_shape), i);
+  }
+  std::vector<bool> new_used(g.next.size(), false);
+  std::vector<std::optional<std::size_t>> partner(g.base.size());
+  for (std::size_t i = 0; i < g.base.size(); ++i) {
+    const auto it = new_by_sweep_key.find(sweep_key(*g.base[i], by_shape));
+    if (it != new_by_sweep_key.end()) {
+      partner[i] = it->second;
+      new_used[it->second] = true;
+    }
+  }
+  for (std::size_t i = 0; i < g.base.size(); ++i) {
+    if (partner[i]) continue;
+    const auto [lo, hi] = new_by_key.equal_range(match_key(*g.base[i], by_shape));
+    for (auto it = lo; it != hi; ++it) {
+      if (new_used[it->second]) continue;
+      partner[i] = it->second;
+      new_used[it->second] = true;
+      break;
+    }
+  }
+  return partner;
+}
+
 double geomean(const std::vector<double>& v) {
   if (v.empty()) return kNaN;
   double sum = 0;
   for (double x : v) sum += std::log(x);
   return std::exp(sum / static_cast<double>(v.size()));
+}
+
+// One matched pair of cases: verdict and ratios.
+CaseComparison compare_case(const CaseResult& b, const CaseResult& n, const BackendPair* pair,
+                            const Comparison& cmp) {
+  CaseComparison cc;
+  cc.id = pair ? pair->key() + "/" + b.c.shape_key() : b.c.id();
+  cc.backend = b.c.backend;
+  cc.new_backend = n.c.backend;
+  cc.base = b;
+  cc.next = n;
+  const ChangeVerdict v = judge_change(b, n, cmp.options.threshold);
+  cc.kind = v.kind;
+  cc.verdict = v.text;
+  cc.regression = v.regression;
+  cc.rel_change = v.rel_change;
+  cc.intervals_overlap = v.intervals_overlap;
+  if (b.status == Status::ok && n.status == Status::ok) {
+    cc.time_ratio = ratio(n.time.median, b.time.median);
+    cc.tflops_ratio = ratio(n.tflops, b.tflops);
+    if (cmp.options.normalize) {
+      cc.tflops_ratio = ratio(n.tflops / cmp.next.peak_tflops, b.tflops / cmp.base.peak_tflops);
+    }
+  }
+  cc.peak_ratio =
+      ratio(static_cast<double>(n.memory.peak_bytes), static_cast<double>(b.memory.peak_bytes));
+  return cc;
+}
+
+void count_verdict(const CaseComparison& cc, VerdictCounts& counts) {
+  switch (cc.kind) {
+    case ChangeKind::same:
+      ++counts.same;
+      break;
+    case ChangeKind::faster:
+      ++counts.faster;
+      break;
+    case ChangeKind::slower:
+      ++counts.slower;
+      break;
+    case ChangeKind::ambiguous:
+      ++counts.ambiguous;
+      break;
+    case ChangeKind::status:
+      ++counts.status;
+      break;
+  }
+  if (cc.regression) ++counts.regressions;
+}
+
+// Geometric means of the ratios of `cases` that have one (both runs ok).
+GeomeanRow geomean_row(GeomeanRow row, const std::vector<const CaseComparison*>& cases) {
+  std::vector<double> time, tflops;
+  for (const CaseComparison* cc : cases) {
+    if (finite_positive(cc->time_ratio)) time.push_back(cc->time_ratio);
+    if (finite_positive(cc->tflops_ratio)) tflops.push_back(cc->tflops_ratio);
+  }
+  row.n = static_cast<int>(time.size());
+  row.time_ratio = geomean(time);
+  row.tflops_ratio = geomean(tflops);
+  return row;
+}
+
+// Rows per (BASE backend, NEW backend) in order of first appearance. With --pair each pair
+// also gets a row per head dim: a kernel's speed depends on D far more than on the rest of the
+// shape, so one mean over all D can hide a head dim where NEW loses.
+std::vector<GeomeanRow> geomean_rows(const std::vector<CaseComparison>& cases, bool by_pair) {
+  std::vector<std::vector<const CaseComparison*>> groups;
+  std::map<std::pair<std::string, std::string>, std::size_t> group_index;
+  for (const CaseComparison& cc : cases) {
+    const auto [it, added] =
+        group_index.emplace(std::pair{cc.backend, cc.new_backend}, groups.size());
+    if (added) groups.emplace_back();
+    groups[it->second].push_back(&cc);
+  }
+  std::vector<GeomeanRow> rows;
+  for (const auto& group : groups) {
+    GeomeanRow all;
+    all.backend = group.front()->backend;
+    all.new_backend = group.front()->new_backend;
+    if (by_pair) {
+      std::map<std::int64_t, std::vector<const CaseComparison*>> by_dim;
+      for (const CaseComparison* cc : group) by_dim[cc->base.c.D].push_back(cc);
+      for (const auto& [D, dim_cases] : by_dim) {
+        GeomeanRow row = all;
+        row.D = D;
+        rows.push_back(geomean_row(row, dim_cases));
+      }
+    }
+    rows.push_back(geomean_row(all, group));
+  }
+  return rows;
+}
+
+// The backends of a file's cases, in order of first appearance.
+std::vector<std::string> backends_of(const ResultSet& rs) {
+  std::vector<std::string> out;
+  for (const CaseResult& r : rs.cases) {
+    if (std::find(out.begin(), out.end(), r.c.backend) == out.end()) out.push_back(r.c.backend);
+  }
+  return out;
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+std::string join_or_none(const std::vector<std::string>& v) {
+  return v.empty() ? "none" : fmt::format("{}", fmt::join(v, ", "));
+}
+
+bool contains_pair(const std::vector<BackendPair>& v, const BackendPair& p) {
+  return std::find(v.begin(), v.end(), p) != v.end();
+}
+
+// One side of the comparison, as --pair errors describe it.
+struct PairSide {
+  const char* name;  // "NEW" or "BASE"
+  std::string file;
+  std::vector<std::string> backends;
+};
+
+// "backends in NEW a.json: fa2; in BASE b.json: torch-flash, torch-cudnn": every --pair error
+// ends with it, so the fix can be read off the message.
+std::string backends_line(const PairSide& next, const PairSide& base) {
+  if (next.file == base.file) {
+    return fmt::format("backends in {}: {}", next.file, join_or_none(next.backends));
+  }
+  return fmt::format("backends in {} {}: {}; in {} {}: {}", next.name, next.file,
+                     join_or_none(next.backends), base.name, base.file,
+                     join_or_none(base.backends));
+}
+
+// Throws when `backend`, one side of the --pair `value`, has no case in its side's file.
+void require_backend(const std::string& value, const std::string& backend, const PairSide& side,
+                     const PairSide& other, const std::string& have) {
+  if (contains(side.backends, backend)) return;
+  // Found in the other file: the likely mistake is the order of BASE and NEW.
+  const std::string hint =
+      contains(other.backends, backend)
+          ? fmt::format(" (it is in {}: are BASE and NEW swapped?)", other.name)
+          : "";
+  throw CompareError(fmt::format("--pair \"{}\": no backend \"{}\" in {} {}{}; {}", value, backend,
+                                 side.name, side.file, hint, have));
+}
+
+// What is wrong with the form of a --pair value; empty when nothing is.
+std::string pair_form_error(const std::string& value) {
+  const auto eq = value.find('=');
+  if (eq == std::string::npos) return "no '=' between NEW_BACKEND and BASE_BACKEND";
+  if (value.find('=', eq + 1) != std::string::npos) return "more than one '='";
+  if (eq == 0) return "empty NEW_BACKEND";
+  if (eq + 1 == value.size()) return "empty BASE_BACKEND";
+  return "";
 }
 
 }  // namespace
@@ -81,6 +303,29 @@ std::string_view to_string(ChangeKind k) {
       return "status";
   }
   return "?";
+}
+
+std::vector<BackendPair> parse_backend_pairs(const std::vector<std::string>& values,
+                                             const ResultSet& base, const std::string& base_file,
+                                             const ResultSet& next, const std::string& new_file) {
+  const PairSide new_side{"NEW", new_file, backends_of(next)};
+  const PairSide base_side{"BASE", base_file, backends_of(base)};
+  const std::string have = backends_line(new_side, base_side);
+  std::vector<BackendPair> pairs;
+  for (const std::string& value : values) {
+    const std::string form = pair_form_error(value);
+    if (!form.empty()) {
+      throw CompareError(fmt::format(
+          "--pair \"{}\": {}; expected NEW_BACKEND=BASE_BACKEND, e.g. --pair fa2=torch-flash; {}",
+          value, form, have));
+    }
+    const auto eq = value.find('=');
+    const BackendPair pair{value.substr(0, eq), value.substr(eq + 1)};
+    require_backend(value, pair.next, new_side, base_side, have);
+    require_backend(value, pair.base, base_side, new_side, have);
+    if (!contains_pair(pairs, pair)) pairs.push_back(pair);
+  }
+  return pairs;
 }
 
 ChangeVerdict judge_change(const CaseResult& base, const CaseResult& next, double threshold) {
@@ -150,107 +395,35 @@ Comparison compare_results(const ResultSet& base, const std::string& base_file,
     }
   }
 
-  // Match by id (backend + shape). When an id appears in several sweeps of a file, cases of
-  // the same sweep pair up first; what is left pairs by id alone, in file order.
   const std::vector<const CaseResult*> base_cases = unique_cases(base, base_file, cmp.warnings);
-  const std::vector<const CaseResult*> new_cases = unique_cases(next, new_file, cmp.warnings);
-  std::map<std::string, std::size_t> new_by_sweep_key;
-  std::multimap<std::string, std::size_t> new_by_id;
-  for (std::size_t i = 0; i < new_cases.size(); ++i) {
-    new_by_sweep_key.emplace(sweep_key(*new_cases[i]), i);
-    new_by_id.emplace(new_cases[i]->c.id(), i);
-  }
-  std::vector<bool> new_used(new_cases.size(), false);
-  std::vector<std::optional<std::size_t>> partner(base_cases.size());
-  for (std::size_t i = 0; i < base_cases.size(); ++i) {
-    const auto it = new_by_sweep_key.find(sweep_key(*base_cases[i]));
-    if (it != new_by_sweep_key.end()) {
-      partner[i] = it->second;
-      new_used[it->second] = true;
-    }
-  }
-  for (std::size_t i = 0; i < base_cases.size(); ++i) {
-    if (partner[i]) continue;
-    const auto [lo, hi] = new_by_id.equal_range(base_cases[i]->c.id());
-    for (auto it = lo; it != hi; ++it) {
-      if (new_used[it->second]) continue;
-      partner[i] = it->second;
-      new_used[it->second] = true;
-      break;
-    }
-  }
+  std::vector<std::string> new_warnings;
+  const std::vector<const CaseResult*> new_cases = unique_cases(next, new_file, new_warnings);
+  // --pair inside one run gives one file twice: its duplicates are reported once. (Without
+  // --pair the output stays what it has always been.)
+  const bool one_file = cmp.by_pair() && (&base == &next || base_file == new_file);
+  if (!one_file) cmp.warnings.insert(cmp.warnings.end(), new_warnings.begin(), new_warnings.end());
 
-  std::map<std::string, std::size_t> backend_index;
-  std::vector<std::vector<double>> time_ratios, tflops_ratios;
-  for (std::size_t i = 0; i < base_cases.size(); ++i) {
-    const CaseResult& b = *base_cases[i];
-    const std::string id = b.c.id();
-    if (!partner[i]) {
-      cmp.only_base.push_back(id);
-      continue;
-    }
-    const CaseResult& n = *new_cases[*partner[i]];
-    CaseComparison cc;
-    cc.id = id;
-    cc.backend = b.c.backend;
-    cc.base = b;
-    cc.next = n;
-    const ChangeVerdict v = judge_change(b, n, options.threshold);
-    cc.kind = v.kind;
-    cc.verdict = v.text;
-    cc.regression = v.regression;
-    cc.rel_change = v.rel_change;
-    cc.intervals_overlap = v.intervals_overlap;
-    const bool both_ok = b.status == Status::ok && n.status == Status::ok;
-    if (both_ok) {
-      cc.time_ratio = ratio(n.time.median, b.time.median);
-      cc.tflops_ratio = ratio(n.tflops, b.tflops);
-      if (options.normalize) {
-        cc.tflops_ratio = ratio(n.tflops / cmp.next.peak_tflops, b.tflops / cmp.base.peak_tflops);
+  for (const MatchGroup& g : match_groups(base_cases, new_cases, options.pairs)) {
+    const std::vector<std::optional<std::size_t>> partner = match_cases(g);
+    std::vector<bool> new_used(g.next.size(), false);
+    for (std::size_t i = 0; i < g.base.size(); ++i) {
+      if (!partner[i]) {
+        cmp.only_base.push_back(g.base[i]->c.id());
+        if (g.pair) cmp.only_base_partner.push_back(g.pair->next);
+        continue;
       }
+      new_used[*partner[i]] = true;
+      CaseComparison cc = compare_case(*g.base[i], *g.next[*partner[i]], g.pair, cmp);
+      count_verdict(cc, cmp.counts);
+      cmp.cases.push_back(std::move(cc));
     }
-    cc.peak_ratio =
-        ratio(static_cast<double>(n.memory.peak_bytes), static_cast<double>(b.memory.peak_bytes));
-
-    switch (cc.kind) {
-      case ChangeKind::same:
-        ++cmp.counts.same;
-        break;
-      case ChangeKind::faster:
-        ++cmp.counts.faster;
-        break;
-      case ChangeKind::slower:
-        ++cmp.counts.slower;
-        break;
-      case ChangeKind::ambiguous:
-        ++cmp.counts.ambiguous;
-        break;
-      case ChangeKind::status:
-        ++cmp.counts.status;
-        break;
+    for (std::size_t i = 0; i < g.next.size(); ++i) {
+      if (new_used[i]) continue;
+      cmp.only_new.push_back(g.next[i]->c.id());
+      if (g.pair) cmp.only_new_partner.push_back(g.pair->base);
     }
-    if (cc.regression) ++cmp.counts.regressions;
-
-    const auto [bi, added] = backend_index.emplace(cc.backend, cmp.geomean.size());
-    if (added) {
-      cmp.geomean.push_back(GeomeanRow{cc.backend, 0, kNaN, kNaN});
-      time_ratios.emplace_back();
-      tflops_ratios.emplace_back();
-    }
-    if (finite_positive(cc.time_ratio)) {
-      ++cmp.geomean[bi->second].n;
-      time_ratios[bi->second].push_back(cc.time_ratio);
-    }
-    if (finite_positive(cc.tflops_ratio)) tflops_ratios[bi->second].push_back(cc.tflops_ratio);
-    cmp.cases.push_back(std::move(cc));
   }
-  for (std::size_t i = 0; i < new_cases.size(); ++i) {
-    if (!new_used[i]) cmp.only_new.push_back(new_cases[i]->c.id());
-  }
-  for (std::size_t i = 0; i < cmp.geomean.size(); ++i) {
-    cmp.geomean[i].time_ratio = geomean(time_ratios[i]);
-    cmp.geomean[i].tflops_ratio = geomean(tflops_ratios[i]);
-  }
+  cmp.geomean = geomean_rows(cmp.cases, cmp.by_pair());
   return cmp;
 }
 

@@ -1,7 +1,9 @@
-// `fa2bench compare`: match the cases of two results files, compute NEW/BASE ratios and
-// judge each change against both runs' spread; render the comparison in several formats.
+// `fa2bench compare`: match the cases of two results files (by id, or with --pair two backends'
+// cases by shape), compute NEW/BASE ratios and judge each change against both runs' spread;
+// render the comparison in several formats.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -18,9 +20,25 @@ class CompareError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// `--pair NEW_BACKEND=BASE_BACKEND`: the cases of backend `next` in NEW are matched with the
+// cases of backend `base` in BASE by shape, so that two backends (ours and a peer's) are
+// compared on the same shapes, from two files or from one.
+struct BackendPair {
+  std::string next;  // the backend judged, from NEW
+  std::string base;  // the reference backend, from BASE
+  // As written on the command line ("fa2=torch-flash"); ids and JUnit classnames use it.
+  std::string key() const { return next + "=" + base; }
+  // For people ("fa2 vs torch-flash").
+  std::string label() const { return next + " vs " + base; }
+  bool operator==(const BackendPair& o) const { return next == o.next && base == o.base; }
+};
+
 struct CompareOptions {
   double threshold = 0.05;  // relative change of the median time that still counts as `same`
   bool normalize = false;   // divide each run's TFLOP/s by its device's peak
+  // Empty: match by id, i.e. each backend with itself. (The `= {}` keeps `{threshold,
+  // normalize}` free of -Wmissing-field-initializers.)
+  std::vector<BackendPair> pairs = {};
 };
 
 enum class ChangeKind {
@@ -34,8 +52,9 @@ std::string_view to_string(ChangeKind);
 
 // One case present in both files.
 struct CaseComparison {
-  std::string id;
-  std::string backend;  // the case's backend (geomean rows group by it)
+  std::string id;           // the case id; with --pair "fa2=torch-flash/<shape>"
+  std::string backend;      // BASE's backend (geomean rows group by it)
+  std::string new_backend;  // NEW's backend: `backend` unless compared with --pair
   CaseResult base, next;
   ChangeKind kind = ChangeKind::same;
   std::string verdict;       // "same", "faster", ..., or "ok→oom" for a status change
@@ -47,9 +66,12 @@ struct CaseComparison {
   double peak_ratio = kNaN;    // NEW / BASE peak bytes
 };
 
-// Geometric means of the ratios of one backend's cases that are ok in both runs.
+// Geometric means of the ratios of one backend's cases that are ok in both runs; with --pair,
+// of one pair's cases, for one head dim D or all of them.
 struct GeomeanRow {
-  std::string backend;
+  std::string backend;      // BASE's backend
+  std::string new_backend;  // NEW's backend: `backend` unless compared with --pair
+  std::int64_t D = 0;       // with --pair: the head dim of the row's cases; 0: every head dim
   int n = 0;
   double time_ratio = kNaN;
   double tflops_ratio = kNaN;
@@ -72,13 +94,20 @@ struct RunInfo {
 struct Comparison {
   CompareOptions options;
   RunInfo base, next;
-  std::vector<CaseComparison> cases;   // matched, in BASE order
+  std::vector<CaseComparison> cases;   // matched, in BASE order (with --pair, pair by pair)
   std::vector<std::string> only_base;  // case ids only in BASE
   std::vector<std::string> only_new;   // case ids only in NEW
-  std::vector<GeomeanRow> geomean;     // per backend, in order of first appearance
+  // With --pair, per entry of only_base / only_new: the backend of the other side, which has
+  // no case of that shape. A shape can be one-sided in one pair and matched in another, so
+  // the id alone would not say which comparison lacks it.
+  std::vector<std::string> only_base_partner, only_new_partner;
+  // Per backend, in order of first appearance; with --pair, per pair in the order given: one
+  // row per head dim D (ascending), then the pair's row over every D.
+  std::vector<GeomeanRow> geomean;
   VerdictCounts counts;
   std::vector<std::string> warnings;  // config sha256 differs, duplicate ids, ...
   bool has_regression() const { return counts.regressions > 0; }
+  bool by_pair() const { return !options.pairs.empty(); }
 };
 
 // Compares two loaded results. Throws CompareError when --normalize cannot find a device's
@@ -86,6 +115,13 @@ struct Comparison {
 Comparison compare_results(const ResultSet& base, const std::string& base_file,
                            const ResultSet& next, const std::string& new_file,
                            const CompareOptions& options);
+
+// Parses --pair values ("NEW_BACKEND=BASE_BACKEND") and checks that NEW_BACKEND has cases in
+// NEW and BASE_BACKEND in BASE; repeats are dropped. Throws CompareError with one line that
+// names the value and the backends each file has.
+std::vector<BackendPair> parse_backend_pairs(const std::vector<std::string>& values,
+                                             const ResultSet& base, const std::string& base_file,
+                                             const ResultSet& next, const std::string& new_file);
 
 // Verdict of one case pair (both runs' statuses, medians and p10-p90 intervals).
 struct ChangeVerdict {

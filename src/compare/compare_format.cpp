@@ -197,6 +197,169 @@ std::string explain(const CaseComparison& cc) {
                      cc.intervals_overlap ? "overlap" : "disjoint");
 }
 
+// The backend columns of a case row: one backend, or with --pair NEW's and BASE's.
+std::vector<std::string> backend_header(const Comparison& c) {
+  if (c.by_pair()) return {"new backend", "base backend"};
+  return {"backend"};
+}
+std::vector<std::string> backend_cells(const Comparison& c, const CaseComparison& cc) {
+  if (c.by_pair()) return {cc.new_backend, cc.backend};
+  return {cc.backend};
+}
+
+// "fa2 vs torch-flash, fa2 vs torch-cudnn".
+std::string pairs_text(const Comparison& c) {
+  std::vector<std::string> labels;
+  for (const BackendPair& p : c.options.pairs) labels.push_back(p.label());
+  return fmt::format("{}", fmt::join(labels, ", "));
+}
+
+std::string pair_label(const GeomeanRow& row) {
+  return row.new_backend + " vs " + row.backend;
+}
+std::string dim_label(const GeomeanRow& row) {
+  return row.D == 0 ? "all" : std::to_string(row.D);
+}
+
+// With --pair, which comparison a one-sided case is missing from: " (no fa2 case of this
+// shape)"; nothing without --pair, where the id says it all.
+std::string missing_partner(const std::vector<std::string>& partners, std::size_t i) {
+  if (i >= partners.size()) return "";
+  return fmt::format(" (no {} case of this shape)", partners[i]);
+}
+
+// A case id split into its backend and its shape.
+std::pair<std::string, std::string> split_id(const std::string& id) {
+  const auto slash = id.find('/');
+  if (slash == std::string::npos) return {id, ""};
+  return {id.substr(0, slash), id.substr(slash + 1)};
+}
+
+// The geomean rows on a terminal: one per backend.
+std::string backend_geomean_table(const Comparison& c) {
+  const std::string tl = tflops_label(c);
+  std::vector<std::vector<std::string>> g;
+  g.push_back({"geomean", "cases", "time x", tl + " x"});
+  for (const GeomeanRow& row : c.geomean) {
+    g.push_back(
+        {row.backend, std::to_string(row.n), times(row.time_ratio), times(row.tflops_ratio)});
+  }
+  return aligned(g, {false, true, true, true});
+}
+
+// With --pair: per pair, one row per head dim D and one over all D.
+std::string pair_geomean_table(const Comparison& c) {
+  const std::string tl = tflops_label(c);
+  std::vector<std::vector<std::string>> g;
+  g.push_back({"geomean", "D", "cases", "time x", tl + " x"});
+  for (const GeomeanRow& row : c.geomean) {
+    g.push_back({pair_label(row), dim_label(row), std::to_string(row.n), times(row.time_ratio),
+                 times(row.tflops_ratio)});
+  }
+  return aligned(g, {false, true, true, true, true});
+}
+
+std::string md_backend_cells(const Comparison& c, const CaseComparison& cc) {
+  std::vector<std::string> cells;
+  for (const std::string& b : backend_cells(c, cc)) cells.push_back(md_cell(b));
+  return fmt::format("{}", fmt::join(cells, " | "));
+}
+
+// With --pair, under the run table: what is compared with what, and how to read the ratios.
+std::string md_pairs_note(const Comparison& c) {
+  return fmt::format(
+      "Pairs, NEW backend vs BASE backend, matched by shape (B, H, H_kv, T_q, T_k, D, dtype, "
+      "causal, layout): {}. time × < 1 and {} × > 1: the NEW backend is faster.\n\n",
+      pairs_text(c), tflops_label(c));
+}
+
+std::string md_backend_geomean(const Comparison& c) {
+  std::string out = "\n### Geometric mean per backend\n\n";
+  out += fmt::format("| backend | cases | time × | {} × |\n|---|--:|--:|--:|\n", tflops_label(c));
+  for (const GeomeanRow& row : c.geomean) {
+    out += fmt::format("| {} | {} | {} | {} |\n", md_cell(row.backend), row.n,
+                       times(row.time_ratio), times(row.tflops_ratio));
+  }
+  return out;
+}
+
+std::string md_pair_geomean(const Comparison& c) {
+  std::string out = "\n### Geometric mean per pair and head dim\n\n";
+  out +=
+      fmt::format("| pair | D | cases | time × | {} × |\n|---|--:|--:|--:|--:|\n", tflops_label(c));
+  for (const GeomeanRow& row : c.geomean) {
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", md_cell(pair_label(row)), dim_label(row),
+                       row.n, times(row.time_ratio), times(row.tflops_ratio));
+  }
+  return out;
+}
+
+std::string csv_backend_fields(const Comparison& c, const CaseComparison& cc) {
+  std::vector<std::string> fields;
+  for (const std::string& b : backend_cells(c, cc)) fields.push_back(csv_field(b));
+  return fmt::format("{}", fmt::join(fields, ","));
+}
+
+// A CSV row for a case on one side only (verdict only_base or only_new), without numbers. With
+// --pair the backend columns name the pair: the case's backend and the partner that lacks it.
+std::string csv_one_sided(const Comparison& c, const std::string& id, bool in_base,
+                          const std::vector<std::string>& partners, std::size_t i) {
+  const auto [backend, shape] = split_id(id);
+  std::string backends = csv_field(backend);
+  if (c.by_pair()) {
+    const std::string partner = i < partners.size() ? partners[i] : "";
+    backends = in_base ? csv_field(partner) + "," + csv_field(backend)
+                       : csv_field(backend) + "," + csv_field(partner);
+  }
+  return fmt::format("{},{},{},{},false,,,,,,,,,,,,,,,,\n", csv_field(id), backends,
+                     csv_field(shape), in_base ? "only_base" : "only_new");
+}
+
+// Cases on one side only: their ids; with --pair objects that also name the pair.
+ordered_json one_sided_json(const Comparison& c, const std::vector<std::string>& ids, bool in_base,
+                            const std::vector<std::string>& partners) {
+  if (!c.by_pair()) return ids;
+  ordered_json out = ordered_json::array();
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const std::string backend = split_id(ids[i]).first;
+    const std::string partner = i < partners.size() ? partners[i] : "";
+    out.push_back({{"id", ids[i]},
+                   {"new_backend", in_base ? partner : backend},
+                   {"base_backend", in_base ? backend : partner}});
+  }
+  return out;
+}
+
+// Where a side of a case comes from: the file; with --pair "torch-flash in FILE".
+std::string side_source(const Comparison& c, const std::string& backend, const RunInfo& run) {
+  return c.by_pair() ? backend + " in " + run.file : run.file;
+}
+
+// The summary headline's subject: "NEW vs BASE" files; with --pair the pairs, then the files
+// (one name when both sides come from one file).
+std::string summary_subject(const Comparison& c) {
+  const std::string files = fmt::format("{} vs {}", c.next.file, c.base.file);
+  if (!c.by_pair()) return files;
+  if (c.base.file == c.next.file) return fmt::format("{} in {}", pairs_text(c), c.next.file);
+  return fmt::format("{}; {}", pairs_text(c), files);
+}
+
+// A geomean row; with --pair it names both backends and the head dim (null: every D).
+ordered_json geomean_json(const Comparison& c, const GeomeanRow& row) {
+  ordered_json j;
+  if (c.by_pair()) {
+    j["new_backend"] = row.new_backend;
+    j["base_backend"] = row.backend;
+    j["D"] = row.D == 0 ? ordered_json(nullptr) : ordered_json(row.D);
+  } else {
+    j["backend"] = row.backend;
+  }
+  j["cases"] = row.n;
+  j["time_ratio"] = num_json(row.time_ratio);
+  j["tflops_ratio"] = num_json(row.tflops_ratio);
+  return j;
+}
+
 }  // namespace
 
 std::string compare_table_text(const Comparison& c) {
@@ -209,38 +372,50 @@ std::string compare_table_text(const Comparison& c) {
       "threshold {:g}%: beyond it with disjoint p10-p90 intervals is faster/slower, with "
       "overlapping ones ambiguous\n",
       c.options.threshold * 100);
+  const std::string tl = tflops_label(c);
+  if (c.by_pair()) {
+    out += fmt::format(
+        "pairs (NEW backend vs BASE backend, matched by shape; time x < 1 and {} x > 1: the NEW "
+        "backend is faster): {}\n",
+        tl, pairs_text(c));
+  }
   for (const std::string& w : c.warnings) out += w + "\n";
   out += "\n";
 
-  const std::string tl = tflops_label(c);
   std::vector<std::vector<std::string>> rows;
-  rows.push_back({"backend", "shape", "BASE ms", "p10-p90", "NEW ms", "p10-p90", "change", "time x",
+  rows.push_back(backend_header(c));
+  rows[0].insert(rows[0].end(),
+                 {"shape", "BASE ms", "p10-p90", "NEW ms", "p10-p90", "change", "time x",
                   "BASE " + tl, "NEW " + tl, tl + " x", "peak x", "verdict"});
   for (const CaseComparison& cc : c.cases) {
-    rows.push_back(
-        {cc.backend, cc.base.c.shape_key(), ms_or_status(cc.base),
+    rows.push_back(backend_cells(c, cc));
+    rows.back().insert(
+        rows.back().end(),
+        {cc.base.c.shape_key(), ms_or_status(cc.base),
          cc.base.status == Status::ok ? spread(cc.base.time) : "-", ms_or_status(cc.next),
          cc.next.status == Status::ok ? spread(cc.next.time) : "-", percent(cc.rel_change),
          times(cc.time_ratio), sig(shown_tflops(c, cc.base, c.base)),
          sig(shown_tflops(c, cc.next, c.next)), times(cc.tflops_ratio), times(cc.peak_ratio),
          cc.verdict + (cc.regression ? " !" : "")});
   }
-  out += aligned(rows,
-                 {false, false, true, true, true, true, true, true, true, true, true, true, false});
+  std::vector<bool> right(backend_header(c).size(), false);
+  right.insert(right.end(),
+               {false, true, true, true, true, true, true, true, true, true, true, false});
+  out += aligned(rows, right);
 
   if (!c.geomean.empty()) {
     out += "\n";
-    std::vector<std::vector<std::string>> g;
-    g.push_back({"geomean", "cases", "time x", tl + " x"});
-    for (const GeomeanRow& row : c.geomean) {
-      g.push_back(
-          {row.backend, std::to_string(row.n), times(row.time_ratio), times(row.tflops_ratio)});
-    }
-    out += aligned(g, {false, true, true, true});
+    out += c.by_pair() ? pair_geomean_table(c) : backend_geomean_table(c);
   }
   if (!c.only_base.empty() || !c.only_new.empty()) out += "\n";
-  for (const std::string& id : c.only_base) out += fmt::format("only in BASE: {}\n", id);
-  for (const std::string& id : c.only_new) out += fmt::format("only in NEW:  {}\n", id);
+  for (std::size_t i = 0; i < c.only_base.size(); ++i) {
+    out += fmt::format("only in BASE: {}{}\n", c.only_base[i],
+                       missing_partner(c.only_base_partner, i));
+  }
+  for (std::size_t i = 0; i < c.only_new.size(); ++i) {
+    out +=
+        fmt::format("only in NEW:  {}{}\n", c.only_new[i], missing_partner(c.only_new_partner, i));
+  }
   out += "\nverdicts: " + counts_line(c) + "\n";
   return out;
 }
@@ -263,48 +438,52 @@ std::string compare_md_text(const Comparison& c) {
       c.options.threshold * 100);
 
   const std::string tl = tflops_label(c);
+  if (c.by_pair()) out += md_pairs_note(c);
   out += fmt::format(
-      "| backend | shape | BASE ms (p10–p90) | NEW ms (p10–p90) | change | time × | {0} BASE → "
-      "NEW | {0} × | peak × | verdict |\n",
-      tl);
-  out += "|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n";
+      "| {0} | shape | BASE ms (p10–p90) | NEW ms (p10–p90) | change | time × | {1} BASE → "
+      "NEW | {1} × | peak × | verdict |\n",
+      fmt::join(backend_header(c), " | "), tl);
+  out += c.by_pair() ? "|---|---|---|" : "|---|---|";
+  out += "--:|--:|--:|--:|--:|--:|--:|---|\n";
   for (const CaseComparison& cc : c.cases) {
     auto side = [](const CaseResult& r) {
       if (r.status != Status::ok) return std::string(to_string(r.status));
       return fmt::format("{} ({})", sig(r.time.median), spread(r.time));
     };
     out += fmt::format(
-        "| {} | {} | {} | {} | {} | {} | {} → {} | {} | {} | {}{} |\n", md_cell(cc.backend),
+        "| {} | {} | {} | {} | {} | {} | {} → {} | {} | {} | {}{} |\n", md_backend_cells(c, cc),
         md_cell(cc.base.c.shape_key()), side(cc.base), side(cc.next), percent(cc.rel_change),
         times(cc.time_ratio), sig(shown_tflops(c, cc.base, c.base)),
         sig(shown_tflops(c, cc.next, c.next)), times(cc.tflops_ratio), times(cc.peak_ratio),
         cc.regression ? "**" + cc.verdict + "**" : cc.verdict, cc.regression ? " ❌" : "");
   }
-  out += "\n### Geometric mean per backend\n\n";
-  out += fmt::format("| backend | cases | time × | {} × |\n|---|--:|--:|--:|\n", tl);
-  for (const GeomeanRow& row : c.geomean) {
-    out += fmt::format("| {} | {} | {} | {} |\n", md_cell(row.backend), row.n,
-                       times(row.time_ratio), times(row.tflops_ratio));
-  }
+  out += c.by_pair() ? md_pair_geomean(c) : md_backend_geomean(c);
   out += "\n**Verdicts:** " + counts_line(c) + "\n";
-  if (!c.only_base.empty() || !c.only_new.empty()) {
-    out += "\n### Cases in one file only\n\n";
-    for (const std::string& id : c.only_base) out += fmt::format("- only in BASE: `{}`\n", id);
-    for (const std::string& id : c.only_new) out += fmt::format("- only in NEW: `{}`\n", id);
+  if (c.only_base.empty() && c.only_new.empty()) return out;
+  // With --pair both sides may be one file; what is missing is a backend's case, not a file's.
+  out += c.by_pair() ? "\n### Cases on one side only\n\n" : "\n### Cases in one file only\n\n";
+  for (std::size_t i = 0; i < c.only_base.size(); ++i) {
+    out += fmt::format("- only in BASE: `{}`{}\n", c.only_base[i],
+                       missing_partner(c.only_base_partner, i));
+  }
+  for (std::size_t i = 0; i < c.only_new.size(); ++i) {
+    out += fmt::format("- only in NEW: `{}`{}\n", c.only_new[i],
+                       missing_partner(c.only_new_partner, i));
   }
   return out;
 }
 
 std::string compare_csv_text(const Comparison& c) {
-  std::string out =
-      "id,backend,shape,verdict,regression,base_status,new_status,base_median_ms,base_p10_ms,"
+  std::string out = c.by_pair() ? "id,new_backend,base_backend," : "id,backend,";
+  out +=
+      "shape,verdict,regression,base_status,new_status,base_median_ms,base_p10_ms,"
       "base_p90_ms,new_median_ms,new_p10_ms,new_p90_ms,rel_change,time_ratio,base_tflops,"
       "new_tflops,tflops_ratio,base_peak_bytes,new_peak_bytes,peak_ratio\n";
   for (const CaseComparison& cc : c.cases) {
     const CaseResult& b = cc.base;
     const CaseResult& n = cc.next;
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                       csv_field(cc.id), csv_field(cc.backend), csv_field(b.c.shape_key()),
+                       csv_field(cc.id), csv_backend_fields(c, cc), csv_field(b.c.shape_key()),
                        csv_field(cc.verdict), cc.regression ? "true" : "false", to_string(b.status),
                        to_string(n.status), csv_num(b.time.median), csv_num(b.time.p10),
                        csv_num(b.time.p90), csv_num(n.time.median), csv_num(n.time.p10),
@@ -312,16 +491,12 @@ std::string compare_csv_text(const Comparison& c) {
                        csv_num(b.tflops), csv_num(n.tflops), csv_num(cc.tflops_ratio),
                        b.memory.peak_bytes, n.memory.peak_bytes, csv_num(cc.peak_ratio));
   }
-  // Cases in one file only: listed with verdict only_base / only_new and no numbers.
-  for (const auto& [ids, verdict] :
-       {std::pair<const std::vector<std::string>*, const char*>{&c.only_base, "only_base"},
-        std::pair<const std::vector<std::string>*, const char*>{&c.only_new, "only_new"}}) {
-    for (const std::string& id : *ids) {
-      const auto slash = id.find('/');
-      out += fmt::format(
-          "{},{},{},{},false,,,,,,,,,,,,,,,,\n", csv_field(id), csv_field(id.substr(0, slash)),
-          csv_field(slash == std::string::npos ? "" : id.substr(slash + 1)), verdict);
-    }
+  // Cases on one side only: listed with verdict only_base / only_new and no numbers.
+  for (std::size_t i = 0; i < c.only_base.size(); ++i) {
+    out += csv_one_sided(c, c.only_base[i], true, c.only_base_partner, i);
+  }
+  for (std::size_t i = 0; i < c.only_new.size(); ++i) {
+    out += csv_one_sided(c, c.only_new[i], false, c.only_new_partner, i);
   }
   return out;
 }
@@ -331,6 +506,12 @@ nlohmann::ordered_json compare_json(const Comparison& c) {
   j["schema"] = "fa2bench/compare/1";
   j["threshold"] = c.options.threshold;
   j["normalize"] = c.options.normalize;
+  if (c.by_pair()) {
+    ordered_json pairs = ordered_json::array();
+    for (const BackendPair& p : c.options.pairs)
+      pairs.push_back({{"new", p.next}, {"base", p.base}});
+    j["pairs"] = std::move(pairs);
+  }
   j["base"] = run_json(c.base);
   j["new"] = run_json(c.next);
   j["warnings"] = c.warnings;
@@ -338,7 +519,12 @@ nlohmann::ordered_json compare_json(const Comparison& c) {
   for (const CaseComparison& cc : c.cases) {
     ordered_json e;
     e["id"] = cc.id;
-    e["backend"] = cc.backend;
+    if (c.by_pair()) {
+      e["new_backend"] = cc.new_backend;
+      e["base_backend"] = cc.backend;
+    } else {
+      e["backend"] = cc.backend;
+    }
     e["shape"] = cc.base.c.shape_key();
     e["verdict"] = cc.verdict;
     e["kind"] = std::string(to_string(cc.kind));
@@ -353,15 +539,10 @@ nlohmann::ordered_json compare_json(const Comparison& c) {
     cases.push_back(std::move(e));
   }
   j["cases"] = std::move(cases);
-  j["only_base"] = c.only_base;
-  j["only_new"] = c.only_new;
+  j["only_base"] = one_sided_json(c, c.only_base, true, c.only_base_partner);
+  j["only_new"] = one_sided_json(c, c.only_new, false, c.only_new_partner);
   ordered_json g = ordered_json::array();
-  for (const GeomeanRow& row : c.geomean) {
-    g.push_back({{"backend", row.backend},
-                 {"cases", row.n},
-                 {"time_ratio", num_json(row.time_ratio)},
-                 {"tflops_ratio", num_json(row.tflops_ratio)}});
-  }
+  for (const GeomeanRow& row : c.geomean) g.push_back(geomean_json(c, row));
   j["geomean"] = std::move(g);
   j["counts"] = {{"same", c.counts.same},           {"faster", c.counts.faster},
                  {"slower", c.counts.slower},       {"ambiguous", c.counts.ambiguous},
@@ -374,8 +555,10 @@ std::string compare_junit_text(const Comparison& c) {
   std::string body;
   int failures = 0;
   for (const CaseComparison& cc : c.cases) {
+    // With --pair the class is the pair, as given on the command line ("fa2=torch-flash").
+    const std::string group = c.by_pair() ? cc.new_backend + "=" + cc.backend : cc.backend;
     body += fmt::format("    <testcase classname=\"fa2bench.compare.{}\" name=\"{}\"",
-                        xml_escape(cc.backend), xml_escape(cc.base.c.shape_key()));
+                        xml_escape(group), xml_escape(cc.base.c.shape_key()));
     if (cc.regression) {
       ++failures;
       body += fmt::format(
@@ -383,7 +566,8 @@ std::string compare_junit_text(const Comparison& c) {
           "    </testcase>\n",
           xml_escape(explain(cc)),
           xml_escape(cc.kind == ChangeKind::status ? "status" : cc.verdict),
-          xml_escape(c.base.file), xml_escape(c.next.file));
+          xml_escape(side_source(c, cc.backend, c.base)),
+          xml_escape(side_source(c, cc.new_backend, c.next)));
     } else {
       body += fmt::format(">\n      <system-out>{}</system-out>\n    </testcase>\n",
                           xml_escape(explain(cc)));
@@ -406,16 +590,14 @@ std::string compare_junit_text(const Comparison& c) {
 std::string compare_summary_md_text(const Comparison& c) {
   std::string head;
   if (c.has_regression()) {
-    head =
-        fmt::format("### ❌ fa2bench compare: {} regression{} ({} vs {})\n\n", c.counts.regressions,
-                    c.counts.regressions == 1 ? "" : "s", c.next.file, c.base.file);
+    head = fmt::format("### ❌ fa2bench compare: {} regression{} ({})\n\n", c.counts.regressions,
+                       c.counts.regressions == 1 ? "" : "s", summary_subject(c));
     for (const CaseComparison& cc : c.cases) {
       if (cc.regression) head += fmt::format("- `{}`: {}\n", cc.id, md_cell(explain(cc)));
     }
     head += "\n";
   } else {
-    head = fmt::format("### ✅ fa2bench compare: no regression ({} vs {})\n\n", c.next.file,
-                       c.base.file);
+    head = fmt::format("### ✅ fa2bench compare: no regression ({})\n\n", summary_subject(c));
   }
   return head + compare_md_text(c);
 }

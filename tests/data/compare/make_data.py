@@ -11,6 +11,11 @@ old_extra.json     schema fa2bench/results/1.7, unknown fields everywhere, optio
 unknown_major.json schema fa2bench/results/2.
 truncated.json     base.json cut in half.
 empty.json         nothing.
+pair_peer.json     --pair, BASE side: torch-flash and torch-cudnn at D 64 and 128 (T 1024, 2048),
+                   torch-flash also at D=128 T=8192 (no fa2 case of that shape).
+pair_ours.json     --pair, NEW side: fa2 on those shapes, 0.5x / 0.8x (D=64) and 1.0x / 1.21x
+                   (D=128) torch-flash's time, torch-cudnn's time exactly; also D=256 (no peer).
+pair_both.json     both of the above in one file (pairs inside one run).
 """
 import copy
 import json
@@ -20,8 +25,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SHA = "a" * 64
 
 
-def case(backend, T, median, spread=0.02, status="ok"):
-    B, H, D = 1, 32, 128
+def case(backend, T, median, spread=0.02, status="ok", D=128):
+    B, H = 1, 32
     flops = 4.0 * B * H * T * T * D / 2
     c = {
         "id": f"{backend}/B{B}-H{H}-T{T}-D{D}/fp16/causal",
@@ -121,3 +126,15 @@ text = json.dumps(base, indent=2)
 with open(os.path.join(HERE, "truncated.json"), "w") as f:
     f.write(text[: len(text) // 2])
 open(os.path.join(HERE, "empty.json"), "w").close()
+
+# --pair: ours (fa2) against PyTorch's backends on the same shapes. (D, T): torch-flash ms, fa2 ms.
+PAIR_TIMES = {(64, 1024): (2.0, 1.0), (64, 2048): (5.0, 4.0),
+              (128, 1024): (3.0, 3.0), (128, 2048): (10.0, 12.1)}
+PEER = [case("torch-flash", T, flash, D=D) for (D, T), (flash, _) in PAIR_TIMES.items()]
+PEER += [case("torch-cudnn", T, ours, D=D) for (D, T), (_, ours) in PAIR_TIMES.items()]
+PEER.append(case("torch-flash", 8192, 40.0, D=128))
+OURS = [case("fa2", T, ours, D=D) for (D, T), (_, ours) in PAIR_TIMES.items()]
+OURS.append(case("fa2", 1024, 2.0, D=256))
+write("pair_peer.json", results("NVIDIA H200", PEER))
+write("pair_ours.json", results("NVIDIA H200", OURS))
+write("pair_both.json", results("NVIDIA H200", PEER + OURS))
