@@ -3,7 +3,7 @@
 file, so `fa2bench compare` and the reports put PyTorch beside our kernels.
 
   scripts/torch_sdpa_baseline.py --config configs/perf_fwd.json --out results/h200/torch.json \
-      --backends flash,cudnn,efficient,math [--fa2bench build/fa2bench]
+      --backends flash,cudnn,efficient,math [--fa2bench build/fa2bench] [--with-lse]
 
 The config is expanded by `fa2bench plan --cases-json` (same grid, same measurement settings);
 each distinct shape runs once per PyTorch backend as backend "torch-<name>". Timing follows
@@ -11,6 +11,14 @@ fa2bench's rules: warm-up, then CUDA-event samples each preceded by an L2 flush,
 min_samples and the (p90-p10)/median spread target, or max_samples / max_time_s. Memory:
 torch's allocator peak during the case, inputs and outputs included (as fa2bench reports
 peak_bytes). Accuracy: float64 reference on up to verify_rows sampled rows.
+
+Which work is timed: by default SDPA runs under inference_mode, where the cudnn and efficient
+backends skip the logsumexp (torch computes it only when an input requires grad and grad mode
+is on: should_compute_logsumexp). --with-lse runs every case as a training forward does
+(inputs with requires_grad=True, grad mode on, no backward; each output and its graph are
+dropped right after the sample), so they also write the logsumexp, as fa2bench's fa2 and cudnn
+backends do. The flash backend writes it either way. The file records the mode in
+tool.torch_lse and per case in backend_info ("torch SDPA cudnn, logsumexp computed").
 """
 import argparse, hashlib, json, math, os, platform, socket, subprocess, sys, tempfile, time
 
@@ -50,7 +58,17 @@ def stats(samples):
             "stdev": math.sqrt(var), "n": n}
 
 
-def run_case(torch, F, sdpa_kernel, SDPBackend, backend, p, m, flush):
+def lse_note(backend, with_lse):
+    """What `backend_info` says about the logsumexp for one torch backend."""
+    if backend == "flash":
+        return "logsumexp computed (the flash kernel always writes it)"
+    if backend == "math":
+        return ("no logsumexp (math; grad mode: autograd keeps the softmax)" if with_lse
+                else "no logsumexp (math)")
+    return "logsumexp computed" if with_lse else "logsumexp not computed"
+
+
+def run_case(torch, F, sdpa_kernel, SDPBackend, backend, p, m, flush, with_lse=False):
     dt = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[p["dtype"]]
     B, H, Hkv, Tq, Tk, D = p["B"], p["H"], p["H_kv"], p["T_q"], p["T_k"], p["D"]
     gen = torch.Generator(device="cuda").manual_seed(int(m.get("seed", 42)))
@@ -60,6 +78,11 @@ def run_case(torch, F, sdpa_kernel, SDPBackend, backend, p, m, flush):
     q = torch.randn(B, H, Tq, D, device="cuda", dtype=dt, generator=gen)
     k = torch.randn(B, Hkv, Tk, D, device="cuda", dtype=dt, generator=gen)
     v = torch.randn(B, Hkv, Tk, D, device="cuda", dtype=dt, generator=gen)
+    if with_lse:
+        # As a training forward: torch's SDPA computes the logsumexp (for the backward) only
+        # when an input requires grad and grad mode is on.
+        for t in (q, k, v):
+            t.requires_grad_(True)
     io = torch.cuda.memory_allocated() - base
     kw = {"enable_gqa": True} if Hkv != H else {}
     causal = p["causal"]
@@ -77,21 +100,25 @@ def run_case(torch, F, sdpa_kernel, SDPBackend, backend, p, m, flush):
             return call()
 
     result = {"status": "ok", "reason": ""}
+    # Grad mode with --with-lse (each output keeps its autograd graph until it is dropped, right
+    # after its sample; no backward), else inference mode (no graph, no logsumexp).
+    mode = torch.enable_grad if with_lse else torch.inference_mode
     try:
-        with torch.inference_mode():
+        with mode():
             start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record(); out = fwd(); stop.record(); torch.cuda.synchronize()
             first = start.elapsed_time(stop)
             peak = torch.cuda.max_memory_allocated() - base
-            acc = verify(torch, q, k, v, out, causal, int(m.get("verify_rows", 256)))
+            with torch.no_grad():
+                acc = verify(torch, q, k, v, out.detach(), causal, int(m.get("verify_rows", 256)))
             del out
             for _ in range(int(m.get("warmup", 3))):
-                fwd()
+                o = fwd(); del o
             samples, t0 = [], time.time()
             while len(samples) < int(m.get("max_samples", 100)):
                 if m.get("l2_flush", True):
                     flush.zero_()
-                start.record(); fwd(); stop.record(); stop.synchronize()
+                start.record(); o = fwd(); stop.record(); del o; stop.synchronize()
                 samples.append(start.elapsed_time(stop))
                 if len(samples) >= int(m.get("min_samples", 10)):
                     s = stats(samples)
@@ -135,6 +162,26 @@ def verify(torch, q, k, v, out, causal, max_rows):
             "nonfinite": int((~torch.isfinite(out)).sum().item()), "rows_checked": n // D}
 
 
+def case_record(c, backend, r, with_lse):
+    """One fa2bench results case for torch backend `backend` on plan case `c`, from run_case's
+    result `r`."""
+    p, m = c["params"], c["measure"]
+    name = f"torch-{backend}"
+    flops = 4.0 * p["B"] * p["H"] * p["T_q"] * p["T_k"] * p["D"] / (2 if p["causal"] else 1)
+    case = {"id": f"{name}/{c['shape_key']}", "sweep": c["sweep"], "backend": name, "role": name,
+            "params": p, "measure": m, "target": "cuda", "status": r["status"],
+            "reason": r["reason"], "flops": flops,
+            "time_ms": r.get("time_ms", {"n": 0}), "tflops": None, "gbps": None,
+            "backend_info": f"torch SDPA {backend}, {lse_note(backend, with_lse)}",
+            "memory": {"peak_bytes": r.get("peak", 0),
+                       "workspace_bytes": max(0, r.get("peak", 0) - r.get("io", 0) * 2),
+                       "predicted_bytes": 0, "requested_bytes": 0},
+            "accuracy": r.get("accuracy", {"checked": False, "nonfinite": 0, "rows_checked": 0})}
+    if r["status"] == "ok":
+        case["tflops"] = flops / (r["time_ms"]["median"] * 1e-3) / 1e12
+    return case
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--config", required=True, help="fa2bench config whose grid to run")
@@ -143,6 +190,9 @@ def main():
     ap.add_argument("--fa2bench", default="build/fa2bench", help="fa2bench binary (expands the config)")
     ap.add_argument("--only-shapes-of", default=None,
                     help="run only shapes whose configured backend is this (e.g. fa2)")
+    ap.add_argument("--with-lse", action="store_true",
+                    help="time a training forward: inputs require grad, grad mode on (no "
+                         "backward), so cudnn and efficient also compute the logsumexp")
     args = ap.parse_args()
     backends = [b for b in args.backends.split(",") if b]
     for b in backends:
@@ -174,21 +224,11 @@ def main():
     for c in shapes:
         p, m = c["params"], c["measure"]
         for b in backends:
-            name = f"torch-{b}"
-            print(f"[{len(cases) + 1}/{total}] {name} {c['shape_key']}", file=sys.stderr, flush=True)
-            r = run_case(torch, F, sdpa_kernel, SDPBackend, b, p, m, flush)
-            flops = 4.0 * p["B"] * p["H"] * p["T_q"] * p["T_k"] * p["D"] / (2 if p["causal"] else 1)
-            case = {"id": f"{name}/{c['shape_key']}", "sweep": c["sweep"], "backend": name, "role": name,
-                    "params": p, "measure": m, "target": "cuda", "status": r["status"],
-                    "reason": r["reason"], "flops": flops,
-                    "time_ms": r.get("time_ms", {"n": 0}), "tflops": None, "gbps": None,
-                    "memory": {"peak_bytes": r.get("peak", 0),
-                               "workspace_bytes": max(0, r.get("peak", 0) - r.get("io", 0) * 2),
-                               "predicted_bytes": 0, "requested_bytes": 0},
-                    "accuracy": r.get("accuracy", {"checked": False, "nonfinite": 0, "rows_checked": 0})}
+            print(f"[{len(cases) + 1}/{total}] torch-{b} {c['shape_key']}", file=sys.stderr, flush=True)
+            r = run_case(torch, F, sdpa_kernel, SDPBackend, b, p, m, flush, args.with_lse)
+            case = case_record(c, b, r, args.with_lse)
             if r["status"] == "ok":
                 med = r["time_ms"]["median"]
-                case["tflops"] = flops / (med * 1e-3) / 1e12
                 print(f"        {med:.4g} ms, {case['tflops']:.1f} TFLOP/s", file=sys.stderr)
             else:
                 print(f"        {r['status']}: {r['reason']}", file=sys.stderr)
@@ -198,7 +238,7 @@ def main():
     free, total_mem = torch.cuda.mem_get_info()
     out = {"schema": "fa2bench/results/1",
            "tool": {"name": "torch_sdpa_baseline.py", "version": "0.1.0", "git": "", "build": "",
-                    "torch": torch.__version__},
+                    "torch": torch.__version__, "torch_lse": args.with_lse},
            "host": {"hostname": socket.gethostname(), "os": platform.platform()},
            "device": {"kind": "cuda", "index": 0, "name": props.name,
                       "cc": f"{props.major}.{props.minor}", "sms": props.multi_processor_count,

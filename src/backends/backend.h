@@ -45,6 +45,9 @@ class Backend {
   virtual Support supports(const Case& c, const TargetInfo& t) const = 0;
   // Allocate workspace, build plans. Called once per case, outside the timed region.
   virtual void prepare(const Case&, const AttnParams&, MemoryTracker&) {}
+  // Free-form, one line: what prepare() chose for this case (cudnn: the engine and its knobs).
+  // Read by the runner after prepare() into the case's backend_info; "" when there is nothing.
+  virtual std::string info() const { return {}; }
   // The timed region. `stream` is a cudaStream_t for device backends, null for CPU ones.
   virtual void run(const AttnParams& p, void* stream) = 0;
   // Free what prepare() allocated.

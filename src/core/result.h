@@ -47,6 +47,7 @@ struct CaseResult {
   double tflops = kNaN;      // flops / median time
   double gbps = kNaN;        // minimal bytes (inputs once, outputs once) / median time
   double prepare_ms = kNaN;  // wall time of backend.prepare() (workspace, plan building)
+  std::string backend_info;  // free-form, from Backend::info() after prepare(); "" when none
   MemoryStats memory;
   Accuracy accuracy;
 };

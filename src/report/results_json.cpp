@@ -66,6 +66,7 @@ J case_json(const CaseResult& r) {
   j["tflops"] = number_json<J>(r.tflops);
   j["gbps"] = number_json<J>(r.gbps);
   j["prepare_ms"] = number_json<J>(r.prepare_ms);
+  if (!r.backend_info.empty()) j["backend_info"] = r.backend_info;
   j["memory"] = {{"peak_bytes", r.memory.peak_bytes},
                  {"workspace_bytes", r.memory.workspace_bytes},
                  {"predicted_bytes", r.memory.predicted_bytes},

@@ -214,6 +214,7 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
   }
   rd.opt_double(j, at, "flops", r.flops);
   rd.opt_double(j, at, "prepare_ms", r.prepare_ms);
+  rd.opt_string(j, at, "backend_info", r.backend_info);
   rd.opt_double(j, at, "tflops", r.tflops);
   rd.opt_double(j, at, "gbps", r.gbps);
 

@@ -158,6 +158,7 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
     r.prepare_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - prepare_start)
             .count();
+    r.backend_info = backend.info();
 
     platform.poison(t.o.get(), t.o.bytes());
     platform.poison(t.lse.get(), t.lse.bytes());

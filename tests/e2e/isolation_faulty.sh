@@ -52,6 +52,24 @@ assert key(a) == key(b), (key(a), key(b))
 assert a["device"] == b["device"] and a["config"]["sha256"] == b["config"]["sha256"]
 PY
 
+# Backend::info() reaches backend_info (results.json and results.jsonl), also from the
+# isolated child; backends without info write no backend_info key.
+for mode in isolate no-isolate; do
+  expect_exit 0 "$FAULTY" sweep --config "$CFG" --target cpu --$mode --quiet --filter "$ONE" \
+    --backends info-probe,fa2 --out "$TMP/info-$mode"
+  python3 - "$TMP/info-$mode" <<'PY' || fail "backend_info ($mode)"
+import json, sys
+d = sys.argv[1]
+want = 'info-probe: prepared T_q=16, "quoted", \u00b5s'
+for cases in (json.load(open(d + "/results.json"))["cases"],
+              [json.loads(l) for l in open(d + "/results.jsonl")]):
+    st = {c["backend"]: c for c in cases}
+    assert st["info-probe"]["status"] == "ok", st["info-probe"]
+    assert st["info-probe"].get("backend_info") == want, st["info-probe"].get("backend_info")
+    assert "backend_info" not in st["cpu-flash"], st["cpu-flash"]
+PY
+done
+
 # Flag combinations that cannot work: exit 2 naming the flag.
 expect_exit 2 "$BIN" sweep --config "$CFG" --target cpu --no-isolate --case-timeout 5
 expect_output "--no-isolate"

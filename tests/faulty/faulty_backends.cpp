@@ -3,9 +3,14 @@
 //   faulty-segv  raises SIGSEGV in its timed region
 //   faulty-hang  never returns from its timed region
 //   faulty-cuda  (CUDA builds) writes through a null pointer in a kernel: a sticky CUDA error
+// and one that is not broken at all:
+//   info-probe   cpu-flash with a backend_info ("info-probe: prepared T_q=<T_q>, ..."), to
+//                check that Backend::info() reaches the results, also from an isolated case
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <csignal>
+#include <string>
 
 #include "backends/backend.h"
 
@@ -32,12 +37,37 @@ class FaultyCpu final : public Backend {
   bool hang_;
 };
 
+class InfoProbe final : public Backend {
+ public:
+  InfoProbe() : flash_(make_backend("cpu-flash")) {}
+  std::string_view name() const override { return "info-probe"; }
+  bool on_device() const override { return false; }
+  Support supports(const Case& c, const TargetInfo& t) const override {
+    return flash_->supports(c, t);
+  }
+  void prepare(const Case& c, const AttnParams& p, MemoryTracker& tracker) override {
+    flash_->prepare(c, p, tracker);
+    info_ = fmt::format("info-probe: prepared T_q={}, \"quoted\", \u00b5s", p.T_q);
+  }
+  std::string info() const override { return info_; }
+  void run(const AttnParams& p, void* stream) override { flash_->run(p, stream); }
+  void release() override {
+    flash_->release();
+    info_.clear();
+  }
+
+ private:
+  std::unique_ptr<Backend> flash_;
+  std::string info_;
+};
+
 struct Registrar {
   Registrar() {
     register_extra_backend("faulty-segv",
                            [] { return std::unique_ptr<Backend>(new FaultyCpu(false)); });
     register_extra_backend("faulty-hang",
                            [] { return std::unique_ptr<Backend>(new FaultyCpu(true)); });
+    register_extra_backend("info-probe", [] { return std::unique_ptr<Backend>(new InfoProbe()); });
 #ifdef FA2BENCH_WITH_CUDA
     register_extra_backend("faulty-cuda", make_faulty_cuda_backend);
 #endif

@@ -223,6 +223,35 @@ TEST_F(ReportTest, CaseResultFromJsonRoundTrips) {
     EXPECT_EQ(to_json(case_result_from_json(to_json(r))), to_json(r));
 }
 
+TEST_F(ReportTest, BackendInfoRoundTripsAndIsWrittenOnlyWhenSet) {
+  ResultSet rs = sample_results();
+  const std::string info = "heur A #0: engine 8, knobs 24=1,25=0; no stats \"q\" \u00b5";
+  rs.cases[1].backend_info = info;
+  const std::string p = path("results.json");
+  write_results_json(rs, p);
+  const json j = json::parse(read(p));
+  EXPECT_EQ(j["cases"][1]["backend_info"], info);
+  EXPECT_FALSE(j["cases"][0].contains("backend_info"));  // empty: no key at all
+  const ResultSet back = load_results(p);
+  ASSERT_EQ(back.cases.size(), rs.cases.size());
+  EXPECT_EQ(back.cases[1].backend_info, info);
+  EXPECT_EQ(back.cases[0].backend_info, "");
+  EXPECT_EQ(to_json(back), to_json(rs));
+  // The isolated child's path: one case to JSON and back.
+  EXPECT_EQ(case_result_from_json(to_json(rs.cases[1])).backend_info, info);
+  // A file from before the field (no key) loads with an empty backend_info.
+  json old = to_json(rs);
+  old["cases"][1].erase("backend_info");
+  write(p, old.dump());
+  EXPECT_EQ(load_results(p).cases[1].backend_info, "");
+  // Not a string: an error naming the place.
+  json bad = to_json(rs);
+  bad["cases"][1]["backend_info"] = 5;
+  write(p, bad.dump());
+  const std::string msg = load_error(p);
+  EXPECT_NE(msg.find("/cases/1/backend_info"), std::string::npos) << msg;
+}
+
 // ---- loader errors --------------------------------------------------------------------------
 
 TEST_F(ReportTest, LoaderErrorMissingFile) {

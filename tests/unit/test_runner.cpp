@@ -44,6 +44,41 @@ TEST(Runner, CpuFlashCaseIsVerifiedAndTimed) {
   EXPECT_EQ(platform->tracker().current_bytes(), 0) << "the case leaked tracked memory";
 }
 
+// cpu-flash that reports what it prepared through Backend::info().
+class InfoBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "cpu-flash"; }
+  bool on_device() const override { return false; }
+  Support supports(const Case& c, const TargetInfo& t) const override {
+    return flash_->supports(c, t);
+  }
+  void prepare(const Case& c, const AttnParams& p, MemoryTracker& tracker) override {
+    flash_->prepare(c, p, tracker);
+    prepared_ = "prepared T=" + std::to_string(p.T_q);
+  }
+  std::string info() const override { return prepared_; }
+  void run(const AttnParams& p, void* stream) override { flash_->run(p, stream); }
+  void release() override {
+    flash_->release();
+    prepared_.clear();
+  }
+
+ private:
+  std::unique_ptr<Backend> flash_ = make_backend("cpu-flash");
+  std::string prepared_;
+};
+
+TEST(Runner, BackendInfoIsReadAfterPrepare) {
+  auto platform = make_host_platform();
+  InfoBackend backend;
+  const CaseResult r = run_case(small_case("cpu-flash", 17), backend, *platform);
+  ASSERT_EQ(r.status, Status::ok) << r.reason;
+  EXPECT_EQ(r.backend_info, "prepared T=17");
+  // A backend without info() leaves it empty.
+  auto plain = make_backend("cpu-flash");
+  EXPECT_EQ(run_case(small_case("cpu-flash", 17), *plain, *platform).backend_info, "");
+}
+
 TEST(Runner, NaivePeakIsInputsPlusScoreAndProbabilityMatrices) {
   auto platform = make_host_platform();
   auto backend = make_backend("cpu-naive");

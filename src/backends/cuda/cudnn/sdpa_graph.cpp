@@ -3,8 +3,10 @@
 #if FA2BENCH_HAVE_CUDNN_HEADERS
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
+#include <exception>
 #include <limits>
 
 namespace fa2b {
@@ -154,11 +156,68 @@ CudnnDesc& CudnnDesc::operator=(CudnnDesc&& o) noexcept {
   return *this;
 }
 
+std::string describe_engine_config(const CudnnApi& api, cudnnBackendDescriptor_t engine_cfg) {
+  try {
+    const auto failed = [&](const char* what, cudnnStatus_t s) {
+      return fmt::format("(read-back failed: {}: {})", what, cudnn_status_text(api, s));
+    };
+    // cuDNN copies attributes of descriptor type into descriptors the caller created.
+    CudnnDesc engine(api, CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+    cudnnBackendDescriptor_t e = engine.get();
+    std::int64_t n = 0;
+    cudnnStatus_t s = api.BackendGetAttribute(engine_cfg, CUDNN_ATTR_ENGINECFG_ENGINE,
+                                              CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &n, &e);
+    if (s != CUDNN_STATUS_SUCCESS) {
+      return "engine ? " + failed("CUDNN_ATTR_ENGINECFG_ENGINE", s);
+    }
+    std::int64_t index = -1;
+    s = api.BackendGetAttribute(e, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &n, &index);
+    if (s != CUDNN_STATUS_SUCCESS) {
+      return "engine ? " + failed("CUDNN_ATTR_ENGINE_GLOBAL_INDEX", s);
+    }
+    std::string text = fmt::format("engine {}, knobs ", index);
+
+    std::vector<CudnnDesc> choices;
+    std::vector<cudnnBackendDescriptor_t> raw;
+    choices.reserve(CUDNN_KNOB_TYPE_COUNTS);
+    for (int k = 0; k < CUDNN_KNOB_TYPE_COUNTS; ++k) {
+      choices.emplace_back(api, CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR);
+      raw.push_back(choices.back().get());
+    }
+    std::int64_t count = 0;
+    s = api.BackendGetAttribute(engine_cfg, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
+                                CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                static_cast<std::int64_t>(raw.size()), &count, raw.data());
+    if (s != CUDNN_STATUS_SUCCESS)
+      return text + "? " + failed("CUDNN_ATTR_ENGINECFG_KNOB_CHOICES", s);
+    count = std::clamp<std::int64_t>(count, 0, static_cast<std::int64_t>(raw.size()));
+    if (count == 0) return text + "none";
+    for (std::int64_t k = 0; k < count; ++k) {
+      cudnnBackendKnobType_t type = CUDNN_KNOB_TYPE_COUNTS;
+      std::int64_t value = 0;
+      const cudnnBackendDescriptor_t c = raw[static_cast<std::size_t>(k)];
+      const bool ok =
+          api.BackendGetAttribute(c, CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE, CUDNN_TYPE_KNOB_TYPE, 1, &n,
+                                  &type) == CUDNN_STATUS_SUCCESS &&
+          api.BackendGetAttribute(c, CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE, CUDNN_TYPE_INT64, 1, &n,
+                                  &value) == CUDNN_STATUS_SUCCESS;
+      if (k > 0) text += ',';
+      text += ok ? fmt::format("{}={}", static_cast<int>(type), value) : std::string("?");
+    }
+    return text;
+  } catch (const std::exception& ex) {
+    return fmt::format("engine ? (read-back failed: {})", ex.what());
+  } catch (...) {
+    return "engine ? (read-back failed)";
+  }
+}
+
 std::unique_ptr<SdpaPlan> build_sdpa_plan(const CudnnApi& api, cudnnHandle_t handle,
-                                          const AttnParams& p) {
+                                          const AttnParams& p, bool with_stats) {
   const auto start = std::chrono::steady_clock::now();
   auto out = std::make_unique<SdpaPlan>();
   out->keep.reserve(96);
+  out->stats = with_stats;
   GraphBuilder g(api, out->keep);
 
   const cudnnDataType_t io = p.dtype == KernelDType::bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
@@ -175,7 +234,9 @@ std::unique_ptr<SdpaPlan> build_sdpa_plan(const CudnnApi& api, cudnnHandle_t han
                     {p.v_batch_stride, p.v_head_stride, p.v_row_stride, 1}, false);
   auto O = g.tensor(kUidO, io, {B, H, Tq, D},
                     {p.o_batch_stride, p.o_head_stride, p.o_row_stride, 1}, false);
-  auto stats = g.tensor(kUidStats, f32, {B, H, Tq, 1}, {H * Tq, Tq, 1, 1}, false);
+  // Stats (logsumexp) in the case's LSE buffer: [B, H, T_q] float32, packed.
+  auto stats =
+      with_stats ? g.tensor(kUidStats, f32, {B, H, Tq, 1}, {H * Tq, Tq, 1, 1}, false) : nullptr;
   auto scale = g.scalar(kUidScale, f32);
 
   const Dims scores{B, H, Tq, Tk}, rows{B, H, Tq, 1};
@@ -209,7 +270,8 @@ std::unique_ptr<SdpaPlan> build_sdpa_plan(const CudnnApi& api, cudnnHandle_t han
     s = masked;
   }
 
-  // Softmax with stats: m = max, e = exp(s - m), z = sum e, Stats = m + log z, P = e / z.
+  // Softmax: m = max, e = exp(s - m), z = sum e, P = e / z; with stats also Stats = m + log z
+  // (without, the pattern cudnn-frontend builds for inference).
   auto m = g.virt(f32, rows);
   g.reduction(CUDNN_REDUCE_TENSOR_MAX, s, m);
   auto centred = g.virt(f32, scores);
@@ -218,9 +280,11 @@ std::unique_ptr<SdpaPlan> build_sdpa_plan(const CudnnApi& api, cudnnHandle_t han
   g.pointwise(CUDNN_POINTWISE_EXP, f32, centred, nullptr, nullptr, e);
   auto z = g.virt(f32, rows);
   g.reduction(CUDNN_REDUCE_TENSOR_ADD, e, z);
-  auto log_z = g.virt(f32, rows);
-  g.pointwise(CUDNN_POINTWISE_LOG, f32, z, nullptr, nullptr, log_z);
-  g.pointwise(CUDNN_POINTWISE_ADD, f32, m, log_z, nullptr, stats);
+  if (with_stats) {
+    auto log_z = g.virt(f32, rows);
+    g.pointwise(CUDNN_POINTWISE_LOG, f32, z, nullptr, nullptr, log_z);
+    g.pointwise(CUDNN_POINTWISE_ADD, f32, m, log_z, nullptr, stats);
+  }
   auto P = g.virt(io, scores);  // the second matmul takes P in the input dtype
   g.pointwise(CUDNN_POINTWISE_DIV, f32, e, z, nullptr, P);
   // O = P V
@@ -274,6 +338,9 @@ std::unique_ptr<SdpaPlan> build_sdpa_plan(const CudnnApi& api, cudnnHandle_t han
                                     CUDNN_TYPE_INT64, 1, &n, &out->workspace_bytes),
             "plan workspace size");
       out->plan = std::move(plan);
+      out->info = fmt::format("heur {} #{}: {}", mode == CUDNN_HEUR_MODE_A ? "A" : "fallback", i,
+                              describe_engine_config(api, cfgs[static_cast<std::size_t>(i)]));
+      if (!with_stats) out->info += "; no stats";
       out->build_ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
               .count();
@@ -295,9 +362,13 @@ SdpaVariantPack::SdpaVariantPack(const CudnnApi& api, const SdpaPlan& plan, cons
       o_(p.o),
       lse_(p.lse),
       pack_(api, CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR) {
-  std::vector<std::int64_t> uids = {kUidQ, kUidK, kUidV, kUidO, kUidStats, kUidScale};
-  std::vector<void*> ptrs = {
-      const_cast<void*>(q_), const_cast<void*>(k_), const_cast<void*>(v_), o_, lse_, &scale_};
+  std::vector<std::int64_t> uids = {kUidQ, kUidK, kUidV, kUidO, kUidScale};
+  std::vector<void*> ptrs = {const_cast<void*>(q_), const_cast<void*>(k_), const_cast<void*>(v_),
+                             o_, &scale_};
+  if (plan.stats) {
+    uids.push_back(kUidStats);
+    ptrs.push_back(lse_);
+  }
   if (p.causal) {
     uids.push_back(kUidMaskValue);
     ptrs.push_back(&neg_);
