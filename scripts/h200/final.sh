@@ -1,35 +1,64 @@
 #!/usr/bin/env bash
-# One device call that produces every committed H200 result of a release: build, the whole
-# test suite, a compute-sanitizer pass over a kernel subset, both seed configs (with the peer
-# backends) and PyTorch SDPA baselines in the same job. Results land in results/h200/ and,
-# tarred with the logs, in $OUT.
+# The device calls that produce every committed H200 result of a release, in stages that each
+# fit one call (a call is at most 10 minutes):
+#   test      build, the whole ctest suite
+#   sanitize  compute-sanitizer memcheck/racecheck/synccheck over every kernel instantiation
+#   peers     our cudnn vs PyTorch's, with and without Stats (scripts/h200/peers.sh)
+#   perf      configs/perf_fwd.json (fa2, cudnn) and PyTorch flash/cudnn on the same shapes
+#   seeds     both seed configs (every backend) and PyTorch flash/cudnn/math on their shapes,
+#             and the seed notebook once more with --devices all
+# Usage: STAGES="test sanitize peers" scripts/h200/final.sh; STAGES="perf seeds" scripts/h200/final.sh
+# Results land in results/h200/ and, tarred with the logs, in $OUT after every stage.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/out}
-mkdir -p "$out" results/h200
+stages=${STAGES:-"test sanitize peers perf seeds"}
+mkdir -p "$out" results/h200/logs
+pack() { tar czf "$out/results_h200.tgz" results/h200; }
 scripts/h200/build_on_device.sh > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
-tail -2 "$out/build.log"
-bin=build-h200/fa2bench
-# Our cudnn backend loads the same libcudnn PyTorch uses, so the two are compared on one library.
-
+tail -1 "$out/build.log"
 source scripts/h200/env.sh
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv > results/h200/gpu_state.txt
+bin=build-h200/fa2bench
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv \
+  > results/h200/gpu_state.txt
 $bin devices > results/h200/devices.txt
-(time ctest --test-dir build-h200 --output-on-failure -j 4) > "$out/ctest.log" 2>&1
-grep -E "tests passed|FAILED|Failed" "$out/ctest.log" | tail -12
-for cfg in seed_notebook seed_article; do
-  mkdir -p results/h200/$cfg
-  $bin sweep --config configs/$cfg.json --target cuda --out results/h200/$cfg --quiet \
-    > "results/h200/$cfg/stdout.txt" 2> "$out/$cfg.stderr"
-  echo "== $cfg: exit $?"; sed -n '/^check/,$p' "results/h200/$cfg/stdout.txt"
-done
-for cfg in seed_notebook seed_article; do
-  PYTHONUNBUFFERED=1 timeout 200 python3 scripts/torch_sdpa_baseline.py --config configs/$cfg.json \
-    --fa2bench $bin --only-shapes-of fa2 --backends flash,cudnn,math \
-    --out results/h200/$cfg/torch_sdpa.json 2> "$out/torch_$cfg.log" || tail -3 "$out/torch_$cfg.log"
-done
-# compute-sanitizer on a subset of instantiations (the whole set does not fit one device call).
-SANITIZE_OUT=results/h200/sanitize \
-SANITIZE_FILTER='*Fa2KernelSweep*bf16_d128*:*Fa2KernelSweep*fp16_d64*:*NaiveSweep*bf16_D128_causal*:*NaiveSweep*fp16_D64_full*' \
-  timeout 150 scripts/sanitize.sh build-h200 | tail -5
-tar czf "$out/results_h200.tgz" results/h200
+if [[ $stages == *test* ]]; then
+  (time ctest --test-dir build-h200 --output-on-failure -j 4) > results/h200/logs/ctest.log 2>&1
+  grep -E "tests passed|FAILED|Failed" results/h200/logs/ctest.log | tail -12
+  pack
+fi
+if [[ $stages == *sanitize* ]]; then
+  rm -rf results/h200/sanitize
+  SANITIZE_JOBS=8 SANITIZE_OUT=results/h200/sanitize timeout ${SANITIZE_TIMEOUT:-300} \
+    scripts/sanitize.sh build-h200 | tail -4
+  pack
+fi
+if [[ $stages == *peers* ]]; then
+  timeout 150 scripts/h200/peers.sh build-h200 | tail -12
+  pack
+fi
+# One sweep of a config into results/h200/<name>, then PyTorch on the shapes fa2 ran.
+sweep_with_torch() {
+  local cfg=$1 name=$2 torch_backends=$3
+  shift 3
+  mkdir -p results/h200/$name
+  $bin sweep --config configs/$cfg.json --target cuda --out results/h200/$name --quiet "$@" \
+    > "results/h200/$name/stdout.txt" 2> "results/h200/logs/$name.stderr"
+  echo "== $name: exit $?"; sed -n '/^check/,$p' "results/h200/$name/stdout.txt" | head -12
+  if [ -n "$torch_backends" ]; then
+    PYTHONUNBUFFERED=1 timeout 200 python3 scripts/torch_sdpa_baseline.py --config configs/$cfg.json \
+      --fa2bench $bin --only-shapes-of fa2 --backends "$torch_backends" \
+      --out results/h200/$name/torch_sdpa.json > "results/h200/logs/torch_$name.log" 2>&1
+    echo "torch ($name): exit $?"
+  fi
+  pack
+}
+if [[ $stages == *perf* ]]; then
+  sweep_with_torch perf_fwd perf_fwd flash,cudnn
+fi
+if [[ $stages == *seeds* ]]; then
+  sweep_with_torch seed_notebook seed_notebook flash,cudnn,math
+  sweep_with_torch seed_article seed_article flash,cudnn,math
+  sweep_with_torch seed_notebook seed_notebook_devices_all "" --devices all
+fi
+pack
