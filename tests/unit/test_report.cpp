@@ -225,7 +225,7 @@ TEST_F(ReportTest, CaseResultFromJsonRoundTrips) {
 
 TEST_F(ReportTest, BackendInfoRoundTripsAndIsWrittenOnlyWhenSet) {
   ResultSet rs = sample_results();
-  const std::string info = "heur A #0: engine 8, knobs 24=1,25=0; no stats \"q\" \u00b5";
+  const std::string info = "heur A #0: engine 8, knobs 24=1,25=0 \"q\" \u00b5";
   rs.cases[1].backend_info = info;
   const std::string p = path("results.json");
   write_results_json(rs, p);

@@ -3,7 +3,6 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <map>
 #include <string>
 
@@ -15,25 +14,13 @@ namespace fa2b {
 namespace {
 
 #if FA2BENCH_HAVE_CUDNN_HEADERS
-// FA2BENCH_CUDNN_STATS=0 (diagnostic): build the graph without the Stats (logsumexp) output,
-// as an inference forward does; the case's LSE buffer is then left untouched (the runner
-// verifies O only) and the case's backend_info says "no stats". Unset, empty or 1: with Stats.
-bool stats_wanted() {
-  const char* env = std::getenv("FA2BENCH_CUDNN_STATS");
-  const std::string v = env != nullptr ? env : "";
-  if (v.empty() || v == "1") return true;
-  if (v == "0") return false;
-  throw std::runtime_error(
-      fmt::format("FA2BENCH_CUDNN_STATS must be 0 (no Stats output) or 1, not \"{}\"", v));
-}
-
-// Everything a plan depends on: shape, strides (layout), dtype, causal, Stats output or not.
-std::string plan_key(const AttnParams& p, bool stats) {
-  return fmt::format("{}x{}x{}x{}x{}x{}|{},{},{}|{},{},{}|{},{},{}|{},{},{}|{}|{}|{}", p.B, p.H,
+// Everything a plan depends on: shape, strides (layout), dtype, causal.
+std::string plan_key(const AttnParams& p) {
+  return fmt::format("{}x{}x{}x{}x{}x{}|{},{},{}|{},{},{}|{},{},{}|{},{},{}|{}|{}", p.B, p.H,
                      p.H_kv, p.T_q, p.T_k, p.D, p.q_batch_stride, p.q_head_stride, p.q_row_stride,
                      p.k_batch_stride, p.k_head_stride, p.k_row_stride, p.v_batch_stride,
                      p.v_head_stride, p.v_row_stride, p.o_batch_stride, p.o_head_stride,
-                     p.o_row_stride, static_cast<int>(p.dtype), p.causal, stats);
+                     p.o_row_stride, static_cast<int>(p.dtype), p.causal);
 }
 
 class CudnnBackend final : public Backend {
@@ -78,13 +65,12 @@ class CudnnBackend final : public Backend {
         throw CudnnFailure("cudnnCreate: " + cudnn_status_text(*api_, s));
       }
     }
-    const bool stats = stats_wanted();
-    const std::string key = plan_key(p, stats);
+    const std::string key = plan_key(p);
     auto it = plans_.find(key);
     if (it == plans_.end()) {
       Entry e;
       try {
-        e.plan = build_sdpa_plan(*api_, handle_, p, stats);
+        e.plan = build_sdpa_plan(*api_, handle_, p);
       } catch (const CudnnFailure& f) {
         e.refusal = f.what();
       }

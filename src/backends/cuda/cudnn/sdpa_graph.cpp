@@ -213,11 +213,10 @@ std::string describe_engine_config(const CudnnApi& api, cudnnBackendDescriptor_t
 }
 
 std::unique_ptr<SdpaPlan> build_sdpa_plan(const CudnnApi& api, cudnnHandle_t handle,
-                                          const AttnParams& p, bool with_stats) {
+                                          const AttnParams& p) {
   const auto start = std::chrono::steady_clock::now();
   auto out = std::make_unique<SdpaPlan>();
   out->keep.reserve(96);
-  out->stats = with_stats;
   GraphBuilder g(api, out->keep);
 
   const cudnnDataType_t io = p.dtype == KernelDType::bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
@@ -235,8 +234,7 @@ std::unique_ptr<SdpaPlan> build_sdpa_plan(const CudnnApi& api, cudnnHandle_t han
   auto O = g.tensor(kUidO, io, {B, H, Tq, D},
                     {p.o_batch_stride, p.o_head_stride, p.o_row_stride, 1}, false);
   // Stats (logsumexp) in the case's LSE buffer: [B, H, T_q] float32, packed.
-  auto stats =
-      with_stats ? g.tensor(kUidStats, f32, {B, H, Tq, 1}, {H * Tq, Tq, 1, 1}, false) : nullptr;
+  auto stats = g.tensor(kUidStats, f32, {B, H, Tq, 1}, {H * Tq, Tq, 1, 1}, false);
   auto scale = g.scalar(kUidScale, f32);
 
   const Dims scores{B, H, Tq, Tk}, rows{B, H, Tq, 1};
@@ -270,8 +268,8 @@ std::unique_ptr<SdpaPlan> build_sdpa_plan(const CudnnApi& api, cudnnHandle_t han
     s = masked;
   }
 
-  // Softmax: m = max, e = exp(s - m), z = sum e, P = e / z; with stats also Stats = m + log z
-  // (without, the pattern cudnn-frontend builds for inference).
+  // Softmax with stats: m = max, e = exp(s - m), z = sum e, Stats = m + log z, P = e / z.
+  // (cuDNN 9.19's heuristics offer no engine for this pattern without the Stats output.)
   auto m = g.virt(f32, rows);
   g.reduction(CUDNN_REDUCE_TENSOR_MAX, s, m);
   auto centred = g.virt(f32, scores);
@@ -280,11 +278,9 @@ std::unique_ptr<SdpaPlan> build_sdpa_plan(const CudnnApi& api, cudnnHandle_t han
   g.pointwise(CUDNN_POINTWISE_EXP, f32, centred, nullptr, nullptr, e);
   auto z = g.virt(f32, rows);
   g.reduction(CUDNN_REDUCE_TENSOR_ADD, e, z);
-  if (with_stats) {
-    auto log_z = g.virt(f32, rows);
-    g.pointwise(CUDNN_POINTWISE_LOG, f32, z, nullptr, nullptr, log_z);
-    g.pointwise(CUDNN_POINTWISE_ADD, f32, m, log_z, nullptr, stats);
-  }
+  auto log_z = g.virt(f32, rows);
+  g.pointwise(CUDNN_POINTWISE_LOG, f32, z, nullptr, nullptr, log_z);
+  g.pointwise(CUDNN_POINTWISE_ADD, f32, m, log_z, nullptr, stats);
   auto P = g.virt(io, scores);  // the second matmul takes P in the input dtype
   g.pointwise(CUDNN_POINTWISE_DIV, f32, e, z, nullptr, P);
   // O = P V
@@ -340,7 +336,6 @@ std::unique_ptr<SdpaPlan> build_sdpa_plan(const CudnnApi& api, cudnnHandle_t han
       out->plan = std::move(plan);
       out->info = fmt::format("heur {} #{}: {}", mode == CUDNN_HEUR_MODE_A ? "A" : "fallback", i,
                               describe_engine_config(api, cfgs[static_cast<std::size_t>(i)]));
-      if (!with_stats) out->info += "; no stats";
       out->build_ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
               .count();
@@ -362,13 +357,9 @@ SdpaVariantPack::SdpaVariantPack(const CudnnApi& api, const SdpaPlan& plan, cons
       o_(p.o),
       lse_(p.lse),
       pack_(api, CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR) {
-  std::vector<std::int64_t> uids = {kUidQ, kUidK, kUidV, kUidO, kUidScale};
-  std::vector<void*> ptrs = {const_cast<void*>(q_), const_cast<void*>(k_), const_cast<void*>(v_),
-                             o_, &scale_};
-  if (plan.stats) {
-    uids.push_back(kUidStats);
-    ptrs.push_back(lse_);
-  }
+  std::vector<std::int64_t> uids = {kUidQ, kUidK, kUidV, kUidO, kUidStats, kUidScale};
+  std::vector<void*> ptrs = {
+      const_cast<void*>(q_), const_cast<void*>(k_), const_cast<void*>(v_), o_, lse_, &scale_};
   if (p.causal) {
     uids.push_back(kUidMaskValue);
     ptrs.push_back(&neg_);

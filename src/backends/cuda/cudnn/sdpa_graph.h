@@ -44,21 +44,19 @@ struct SdpaPlan {
   CudnnDesc plan;
   std::int64_t workspace_bytes = 0;
   bool bottom_right = false;  // the mask adds T_k - T_q to the row index
-  bool stats = true;          // the graph writes the Stats (logsumexp) output into p.lse
   double build_ms = 0;
   // Which engine ran, read back from the engine config the plan was built from:
   // "heur A #0: engine 8, knobs 24=1,25=0" (heuristics mode A or fallback, index of the
-  // heuristics result, the engine's global index, knob type=value pairs), with "; no stats"
-  // appended when the graph has no Stats output. A read-back that fails says so in place of
-  // the engine and knobs; it never fails the plan.
+  // heuristics result, the engine's global index, knob type=value pairs). A read-back that
+  // fails says so in place of the engine and knobs; it never fails the plan.
   std::string info;
 };
 
 // Builds the graph for `p` (shapes, strides, dtype, causal; pointers unused) and the first
-// execution plan the heuristics offer that finalises. Without `with_stats` the graph has no
-// Stats output (inference: p.lse is left untouched). Throws CudnnFailure when cuDNN refuses.
+// execution plan the heuristics offer that finalises. The graph always writes the Stats
+// (logsumexp) output into p.lse, as fa2 does. Throws CudnnFailure when cuDNN refuses.
 std::unique_ptr<SdpaPlan> build_sdpa_plan(const CudnnApi& api, cudnnHandle_t handle,
-                                          const AttnParams& p, bool with_stats = true);
+                                          const AttnParams& p);
 
 // What the plan's engine config holds: "engine 8, knobs 24=1,25=0" ("knobs none" without
 // knobs), or "engine ? (read-back failed: <call>: <status>)". Never throws.
