@@ -6,6 +6,7 @@
 #include <string>
 
 #include "compare/compare.h"
+#include "compare_fixtures.h"
 #include "report/report.h"
 
 namespace fa2b {
@@ -15,29 +16,7 @@ const std::string kData = std::string(FA2BENCH_SOURCE_DIR) + "/tests/data/compar
 
 CaseResult timed(const std::string& backend, std::int64_t T, double median, double spread = 0.02,
                  Status status = Status::ok) {
-  CaseResult r;
-  r.c.sweep = "s";
-  r.c.backend = backend;
-  r.c.role = backend;
-  r.c.B = 1;
-  r.c.H = 8;
-  r.c.H_kv = 8;
-  r.c.T_q = T;
-  r.c.T_k = T;
-  r.c.D = 64;
-  r.c.causal = true;
-  r.target = "cuda";
-  r.status = status;
-  r.flops = 4.0 * 8 * T * T * 64 / 2;
-  r.memory.peak_bytes = T * 1000;
-  if (status == Status::ok) {
-    r.time.median = median;
-    r.time.p10 = median * (1 - spread);
-    r.time.p90 = median * (1 + spread);
-    r.time.n = 10;
-    r.tflops = r.flops / (median * 1e-3) / 1e12;
-  }
-  return r;
+  return crafted_case(backend, T, 64, median, spread, status, T * 1000);
 }
 
 ResultSet run_of(std::vector<CaseResult> cases, const std::string& device = "NVIDIA H200",

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compare/compare.h"
+#include "compare_fixtures.h"
 #include "report/report.h"
 
 namespace fa2b {
@@ -18,29 +19,7 @@ const std::string kData = std::string(FA2BENCH_SOURCE_DIR) + "/tests/data/compar
 // One ok case (p10-p90 = median ± 2%) of `backend` on B1-H8-T<T>-D<D>/fp16/causal.
 CaseResult timed(const std::string& backend, std::int64_t T, std::int64_t D, double median,
                  Status status = Status::ok) {
-  CaseResult r;
-  r.c.sweep = "s";
-  r.c.backend = backend;
-  r.c.role = backend;
-  r.c.B = 1;
-  r.c.H = 8;
-  r.c.H_kv = 8;
-  r.c.T_q = T;
-  r.c.T_k = T;
-  r.c.D = D;
-  r.c.causal = true;
-  r.target = "cuda";
-  r.status = status;
-  r.flops = 4.0 * 8 * T * T * D / 2;
-  r.memory.peak_bytes = T * D * 100;
-  if (status == Status::ok) {
-    r.time.median = median;
-    r.time.p10 = median * 0.98;
-    r.time.p90 = median * 1.02;
-    r.time.n = 10;
-    r.tflops = r.flops / (median * 1e-3) / 1e12;
-  }
-  return r;
+  return crafted_case(backend, T, D, median, 0.02, status, T * D * 100);
 }
 
 ResultSet run_of(std::vector<CaseResult> cases) {
