@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "common/layout_support.h"
 #include "fa2/fa2_fwd.h"
 #include "fa2/fa2_fwd_launch.h"
 #include "fa2/fa2_traits.h"
@@ -14,15 +15,6 @@
 
 namespace fa2b {
 namespace {
-
-bool fail(std::string* why, const std::string& msg) {
-  if (why != nullptr) *why = msg;
-  return false;
-}
-
-bool aligned16(const void* ptr) {
-  return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0;
-}
 
 // Multiprocessors of the current device, looked up once per device.
 int sm_count() {
@@ -64,10 +56,10 @@ bool fa2_small_grid(const AttnParams& p) {
 
 bool fa2_fwd_supported(const AttnParams& p, std::string* why) {
   if (p.dtype == KernelDType::fp32) {
-    return fail(why, "fp32 is not supported by fa2 (use fp16 or bf16)");
+    return support_fail(why, "fp32 is not supported by fa2 (use fp16 or bf16)");
   }
   if (p.dtype != KernelDType::fp16 && p.dtype != KernelDType::bf16) {
-    return fail(why, "unknown dtype for fa2 (use fp16 or bf16)");
+    return support_fail(why, "unknown dtype for fa2 (use fp16 or bf16)");
   }
   switch (p.D) {
     case 32:
@@ -80,28 +72,15 @@ bool fa2_fwd_supported(const AttnParams& p, std::string* why) {
     case 256:
       break;
     default:
-      return fail(why, "head dim " + std::to_string(p.D) +
-                           " is not supported by fa2 (supported: 32, 64, 96, 128, 160, 192, "
-                           "224, 256)");
+      return support_fail(why,
+                          "head dim " + std::to_string(p.D) +
+                              " is not supported by fa2 (supported: 32, 64, 96, 128, 160, 192, "
+                              "224, 256)");
   }
-  if (p.B < 1 || p.H < 1 || p.H_kv < 1 || p.T_q < 1 || p.T_k < 1) {
-    return fail(why, "fa2 needs B, H, H_kv, T_q, T_k >= 1");
-  }
-  if (p.H % p.H_kv != 0) return fail(why, "fa2 needs H to be a multiple of H_kv");
-  // Tiles move in 16-byte chunks: every row must start on a 16-byte boundary.
-  const std::int64_t strides[] = {p.q_batch_stride, p.q_head_stride, p.q_row_stride,
-                                  p.k_batch_stride, p.k_head_stride, p.k_row_stride,
-                                  p.v_batch_stride, p.v_head_stride, p.v_row_stride,
-                                  p.o_batch_stride, p.o_head_stride, p.o_row_stride};
-  for (std::int64_t s : strides) {
-    if (s % 8 != 0) return fail(why, "fa2 needs every stride to be a multiple of 8 elements");
-  }
-  if (!aligned16(p.q) || !aligned16(p.k) || !aligned16(p.v) || !aligned16(p.o)) {
-    return fail(why, "fa2 needs 16-byte aligned Q, K, V, O pointers");
-  }
+  if (!layout_supported(p, "fa2", why)) return false;
   // The smallest query tile is 64 rows; grid.x holds B * H * m-blocks.
   const std::int64_t ctas = static_cast<std::int64_t>(p.B) * p.H * ((p.T_q + 63) / 64);
-  if (ctas > 0x7fffffffLL) return fail(why, "fa2 grid too large (B * H * T_q / 64)");
+  if (ctas > 0x7fffffffLL) return support_fail(why, "fa2 grid too large (B * H * T_q / 64)");
   return true;
 }
 

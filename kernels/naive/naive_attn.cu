@@ -2,6 +2,7 @@
 // launches in order on one stream.
 #include <cstdint>
 
+#include "common/layout_support.h"
 #include "naive/naive_attn.h"
 #include "naive/naive_common.cuh"
 
@@ -23,15 +24,6 @@ std::size_t s_bytes(const AttnParams& p) {
   return align_up(score_elems(p) * sizeof(float));
 }
 
-bool fail(std::string* why, const char* msg) {
-  if (why != nullptr) *why = msg;
-  return false;
-}
-
-bool aligned16(const void* ptr) {
-  return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0;
-}
-
 template <typename T>
 cudaError_t run_stages(const AttnParams& p, void* workspace, cudaStream_t stream) {
   float* S = static_cast<float*>(workspace);
@@ -51,30 +43,15 @@ std::size_t naive_workspace_bytes(const AttnParams& p) {
 
 bool naive_supported(const AttnParams& p, std::string* why) {
   if (p.dtype == KernelDType::fp32) {
-    return fail(why, "fp32 is not supported by naive (use fp16 or bf16)");
+    return support_fail(why, "fp32 is not supported by naive (use fp16 or bf16)");
   }
   if (p.dtype != KernelDType::fp16 && p.dtype != KernelDType::bf16) {
-    return fail(why, "unknown dtype");
+    return support_fail(why, "unknown dtype");
   }
   if (p.D < 32 || p.D > 256 || p.D % 32 != 0) {
-    return fail(why, "naive supports head dims 32, 64, 96, 128, 160, 192, 224, 256");
+    return support_fail(why, "naive supports head dims 32, 64, 96, 128, 160, 192, 224, 256");
   }
-  if (p.B < 1 || p.H < 1 || p.H_kv < 1 || p.T_q < 1 || p.T_k < 1) {
-    return fail(why, "naive needs B, H, H_kv, T_q, T_k >= 1");
-  }
-  if (p.H % p.H_kv != 0) return fail(why, "H must be a multiple of H_kv");
-  // Rows are moved with 16-byte copies: every row start must be 16-byte aligned.
-  const std::int64_t strides[] = {p.q_batch_stride, p.q_head_stride, p.q_row_stride,
-                                  p.k_batch_stride, p.k_head_stride, p.k_row_stride,
-                                  p.v_batch_stride, p.v_head_stride, p.v_row_stride,
-                                  p.o_batch_stride, p.o_head_stride, p.o_row_stride};
-  for (std::int64_t s : strides) {
-    if (s % 8 != 0) return fail(why, "naive needs tensor strides that are multiples of 8");
-  }
-  if (!aligned16(p.q) || !aligned16(p.k) || !aligned16(p.v) || !aligned16(p.o)) {
-    return fail(why, "naive needs 16-byte aligned tensors");
-  }
-  return true;
+  return layout_supported(p, "naive", why);
 }
 
 cudaError_t naive_attention(const AttnParams& p, void* workspace, cudaStream_t stream) {
