@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "compare/compare.h"
+#include "report/json_detail.h"
 #include "report/report.h"
 
 namespace fa2b {
@@ -124,39 +125,8 @@ std::string aligned(const std::vector<std::vector<std::string>>& rows,
   return out;
 }
 
-std::string md_cell(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '|') {
-      out += "\\|";
-    } else if (ch == '\n' || ch == '\r') {
-      out += ' ';
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char ch : s) {
-    if (ch == '"') out += '"';
-    out += ch;
-  }
-  return out + "\"";
-}
-std::string csv_num(double v) {
-  if (std::isnan(v)) return "";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return fmt::format("{}", v);
-}
-
 ordered_json num_json(double v) {
-  if (std::isnan(v)) return nullptr;
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return v;
+  return report_detail::number_json<ordered_json>(v);
 }
 
 ordered_json side_json(const CaseResult& r) {
@@ -485,11 +455,11 @@ std::string compare_csv_text(const Comparison& c) {
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                        csv_field(cc.id), csv_backend_fields(c, cc), csv_field(b.c.shape_key()),
                        csv_field(cc.verdict), cc.regression ? "true" : "false", to_string(b.status),
-                       to_string(n.status), csv_num(b.time.median), csv_num(b.time.p10),
-                       csv_num(b.time.p90), csv_num(n.time.median), csv_num(n.time.p10),
-                       csv_num(n.time.p90), csv_num(cc.rel_change), csv_num(cc.time_ratio),
-                       csv_num(b.tflops), csv_num(n.tflops), csv_num(cc.tflops_ratio),
-                       b.memory.peak_bytes, n.memory.peak_bytes, csv_num(cc.peak_ratio));
+                       to_string(n.status), csv_number(b.time.median), csv_number(b.time.p10),
+                       csv_number(b.time.p90), csv_number(n.time.median), csv_number(n.time.p10),
+                       csv_number(n.time.p90), csv_number(cc.rel_change), csv_number(cc.time_ratio),
+                       csv_number(b.tflops), csv_number(n.tflops), csv_number(cc.tflops_ratio),
+                       b.memory.peak_bytes, n.memory.peak_bytes, csv_number(cc.peak_ratio));
   }
   // Cases on one side only: listed with verdict only_base / only_new and no numbers.
   for (std::size_t i = 0; i < c.only_base.size(); ++i) {

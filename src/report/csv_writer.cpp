@@ -44,24 +44,6 @@ const char* const kColumns[] = {"id",
                                 "nonfinite",
                                 "rows_checked"};
 
-// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
-std::string field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char ch : s) {
-    if (ch == '"') out += '"';
-    out += ch;
-  }
-  return out + "\"";
-}
-
-// Empty for NaN (no number), "inf"/"-inf" for infinities, else the shortest exact form.
-std::string number(double v) {
-  if (std::isnan(v)) return "";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return fmt::format("{}", v);
-}
-
 }  // namespace
 
 std::string results_csv_text(const ResultSet& rs) {
@@ -75,10 +57,10 @@ std::string results_csv_text(const ResultSet& rs) {
     const Case& c = r.c;
     const TimeStats& t = r.time;
     const bool acc = r.accuracy.checked;
-    const std::string row[] = {field(c.id()),
-                               field(c.sweep),
-                               field(c.backend),
-                               field(c.role),
+    const std::string row[] = {csv_field(c.id()),
+                               csv_field(c.sweep),
+                               csv_field(c.backend),
+                               csv_field(c.role),
                                std::to_string(c.B),
                                std::to_string(c.H),
                                std::to_string(c.H_kv),
@@ -88,26 +70,26 @@ std::string results_csv_text(const ResultSet& rs) {
                                std::string(to_string(c.dtype)),
                                c.causal ? "true" : "false",
                                std::string(to_string(c.layout)),
-                               field(r.target),
+                               csv_field(r.target),
                                std::string(to_string(r.status)),
-                               field(r.reason),
-                               number(t.median),
-                               number(t.p10),
-                               number(t.p90),
-                               number(t.min),
-                               number(t.max),
-                               number(t.mean),
-                               number(t.stdev),
+                               csv_field(r.reason),
+                               csv_number(t.median),
+                               csv_number(t.p10),
+                               csv_number(t.p90),
+                               csv_number(t.min),
+                               csv_number(t.max),
+                               csv_number(t.mean),
+                               csv_number(t.stdev),
                                std::to_string(t.n),
-                               number(t.first_ms),
-                               number(r.tflops),
-                               number(r.gbps),
+                               csv_number(t.first_ms),
+                               csv_number(r.tflops),
+                               csv_number(r.gbps),
                                std::to_string(r.memory.peak_bytes),
                                std::to_string(r.memory.workspace_bytes),
                                std::to_string(r.memory.predicted_bytes),
-                               acc ? number(r.accuracy.max_abs_err) : "",
-                               acc ? number(r.accuracy.mean_abs_err) : "",
-                               acc ? number(r.accuracy.rel_l2_err) : "",
+                               acc ? csv_number(r.accuracy.max_abs_err) : "",
+                               acc ? csv_number(r.accuracy.mean_abs_err) : "",
+                               acc ? csv_number(r.accuracy.rel_l2_err) : "",
                                acc ? std::to_string(r.accuracy.nonfinite) : "",
                                std::to_string(r.accuracy.rows_checked)};
     static_assert(sizeof(row) / sizeof(row[0]) == sizeof(kColumns) / sizeof(kColumns[0]));

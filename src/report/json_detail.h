@@ -1,4 +1,4 @@
-// Internal to src/report/: how results JSON is built.
+// Internal to src/report/ (and compare's JSON rendering): how results JSON is built.
 //
 // Numbers JSON cannot hold: NaN is written as null, +inf and -inf as the strings "inf" and
 // "-inf"; the loader reads them back (and also accepts the string "nan"), so a write/load

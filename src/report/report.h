@@ -36,6 +36,12 @@ void write_summary_md(const ResultSet& rs, const std::string& path,
 void write_junit(const ResultSet& rs, const std::string& path);
 // Escapes text for XML attributes and character data (control characters become "\xNN").
 std::string xml_escape(const std::string& s);
+// A markdown table cell: pipes escaped, line breaks flattened to spaces.
+std::string md_cell(const std::string& s);
+// A CSV field (RFC 4180): quoted when it holds a comma, quote or line break, quotes doubled.
+std::string csv_field(const std::string& s);
+// A CSV number: empty for NaN, "inf"/"-inf" for infinities, else the shortest exact form.
+std::string csv_number(double v);
 
 // The text each writer above puts in its file (for stdout output and tests).
 std::string results_json_text(const ResultSet& rs);  // pretty-printed, ends with a newline

@@ -11,21 +11,6 @@
 namespace fa2b {
 namespace {
 
-// A table cell: pipes escaped, line breaks flattened.
-std::string cell(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '|') {
-      out += "\\|";
-    } else if (ch == '\n' || ch == '\r') {
-      out += ' ';
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
-
 std::string sig(double v) {
   if (std::isnan(v)) return "—";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
@@ -96,12 +81,12 @@ void write_sweep(std::string& out, const std::string& sweep, const SweepTable& t
   out += fmt::format("## Sweep `{}`\n\n| Shape |", sweep.empty() ? "(unnamed)" : sweep);
   std::string rule = "|---|";
   for (const std::string& b : t.backends) {
-    out += fmt::format(" {0} ms | {0} TFLOP/s | {0} peak MiB | {0} status |", cell(b));
+    out += fmt::format(" {0} ms | {0} TFLOP/s | {0} peak MiB | {0} status |", md_cell(b));
     rule += "---:|---:|---:|---|";
   }
   out += "\n" + rule + "\n";
   for (const std::string& shape : t.shapes) {
-    out += "| " + cell(shape) + " |";
+    out += "| " + md_cell(shape) + " |";
     for (const std::string& b : t.backends) {
       auto it = t.cell.find({shape, b});
       if (it == t.cell.end()) {
@@ -112,7 +97,7 @@ void write_sweep(std::string& out, const std::string& sweep, const SweepTable& t
       const bool ok = r.status == Status::ok;
       out += fmt::format(" {} | {} | {} | {} |", ok ? ms(r.time.median) : "—",
                          ok ? tflops(r.tflops) : "—", ok ? mib(r.memory.peak_bytes) : "—",
-                         cell(status_text(r)));
+                         md_cell(status_text(r)));
     }
     out += "\n";
   }
@@ -128,7 +113,8 @@ void write_sweep(std::string& out, const std::string& sweep, const SweepTable& t
     for (const std::string& b : t.backends) {
       auto it = t.cell.find({shape, b});
       if (it == t.cell.end() || it->second == base) continue;
-      out += fmt::format("- {}, {}: {}\n", cell(shape), cell(b), comparison(*it->second, base));
+      out +=
+          fmt::format("- {}, {}: {}\n", md_cell(shape), md_cell(b), comparison(*it->second, base));
     }
   }
   out += "\n";
@@ -191,8 +177,8 @@ std::string summary_md_text(const ResultSet& rs, const std::string& baseline) {
   for (const Verdict& v : rs.checks) {
     std::string verdict(to_string(v.verdict));
     if (v.verdict != VerdictKind::pass) verdict = "**" + verdict + "**";
-    out += fmt::format("| {} | {} | {} | {} | {} |\n", verdict, cell(v.name), sig(v.measured),
-                       cell(v.threshold), cell(v.detail));
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", verdict, md_cell(v.name), sig(v.measured),
+                       md_cell(v.threshold), md_cell(v.detail));
   }
   return out;
 }
