@@ -24,6 +24,21 @@ J block(const json& j) {
   }
 }
 
+// The case's shape, in the order results files list it.
+template <class J>
+J params_block(const Case& c) {
+  return {{"B", c.B},
+          {"H", c.H},
+          {"H_kv", c.H_kv},
+          {"T_q", c.T_q},
+          {"T_k", c.T_k},
+          {"D", c.D},
+          {"dtype", to_string(c.dtype)},
+          {"causal", c.causal},
+          {"layout", to_string(c.layout)},
+          {"mode", to_string(c.mode)}};
+}
+
 template <class J>
 J case_json(const CaseResult& r) {
   const Case& c = r.c;
@@ -35,16 +50,7 @@ J case_json(const CaseResult& r) {
   j["sweep"] = c.sweep;
   j["backend"] = c.backend;
   j["role"] = c.role;
-  j["params"] = {{"B", c.B},
-                 {"H", c.H},
-                 {"H_kv", c.H_kv},
-                 {"T_q", c.T_q},
-                 {"T_k", c.T_k},
-                 {"D", c.D},
-                 {"dtype", to_string(c.dtype)},
-                 {"causal", c.causal},
-                 {"layout", to_string(c.layout)},
-                 {"mode", to_string(c.mode)}};
+  j["params"] = params_block<J>(c);
   j["measure"] = {{"warmup", m.warmup},
                   {"min_samples", m.min_samples},
                   {"max_samples", m.max_samples},
@@ -182,16 +188,7 @@ ordered_json ordered_json_of(const ResultSet& rs) {
 }  // namespace report_detail
 
 json params_json(const Case& c) {
-  return {{"B", c.B},
-          {"H", c.H},
-          {"H_kv", c.H_kv},
-          {"T_q", c.T_q},
-          {"T_k", c.T_k},
-          {"D", c.D},
-          {"dtype", to_string(c.dtype)},
-          {"causal", c.causal},
-          {"layout", to_string(c.layout)},
-          {"mode", to_string(c.mode)}};
+  return params_block<json>(c);
 }
 
 json to_json(const CaseResult& r) {
