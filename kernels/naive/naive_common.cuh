@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "common/attn_params.h"
+#include "common/float_convert.cuh"
 
 namespace fa2b {
 namespace naive {
@@ -66,17 +67,6 @@ __device__ __forceinline__ void cp_async_commit() {
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
-template <typename T>
-__device__ __forceinline__ T from_float(float x);
-template <>
-__device__ __forceinline__ __half from_float<__half>(float x) {
-  return __float2half_rn(x);
-}
-template <>
-__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
-  return __float2bfloat16_rn(x);
 }
 
 // Packs 8 floats into one 16-byte vector of T.

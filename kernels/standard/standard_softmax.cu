@@ -6,23 +6,13 @@
 #include <cmath>
 #include <cstdint>
 
+#include "common/float_convert.cuh"
 #include "standard/standard_softmax.h"
 
 namespace fa2b {
 namespace {
 
 constexpr float kLog2e = 1.4426950408889634f;
-
-template <typename T>
-__device__ __forceinline__ T to_out(float x);
-template <>
-__device__ __forceinline__ __half to_out<__half>(float x) {
-  return __float2half_rn(x);
-}
-template <>
-__device__ __forceinline__ __nv_bfloat16 to_out<__nv_bfloat16>(float x) {
-  return __float2bfloat16_rn(x);
-}
 
 __device__ __forceinline__ float warp_max(float v) {
 #pragma unroll
@@ -106,7 +96,7 @@ __global__ void __launch_bounds__(GROUP == 32 ? 256 : GROUP)
 #pragma unroll
     for (int e = 0; e < PER; ++e) {
       const int j = e * GROUP + t;
-      if (j < T_k) out[j] = to_out<T>(x[e] * inv);
+      if (j < T_k) out[j] = from_float<T>(x[e] * inv);
     }
   }
 }
@@ -139,7 +129,7 @@ __global__ void __launch_bounds__(512) softmax_streamed(AttnParams p, const floa
     if (t == 0 && p.lse != nullptr) p.lse[row] = empty ? -INFINITY : mx + logf(sum);
     T* out = P + row * p.T_k;
     for (int j = t; j < p.T_k; j += kThreads) {
-      out[j] = to_out<T>(j < n ? exp2f((s[j] - mx) * kLog2e) * inv : 0.0f);
+      out[j] = from_float<T>(j < n ? exp2f((s[j] - mx) * kLog2e) * inv : 0.0f);
     }
   }
 }
