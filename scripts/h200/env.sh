@@ -2,7 +2,7 @@
 # wheel (the GPU image has no cuDNN graph headers in the CUDA include dir). Our cudnn backend
 # then loads the same libcudnn PyTorch uses, so the two are compared on one library.
 export PATH=/usr/local/cuda/bin:$PATH
-cudnn_dir=$(python3 -c "import nvidia.cudnn as m, os; print(list(m.__path__)[0])" 2>/dev/null)
+cudnn_dir=$(python3 -c "import nvidia.cudnn as m, os; print(list(m.__path__)[0])" 2>/dev/null || true)
 if [ -n "$cudnn_dir" ]; then
   if [ ! -f /usr/local/cuda/include/cudnn_graph.h ] && [ -f "$cudnn_dir/include/cudnn_graph.h" ]; then
     export CPATH="$cudnn_dir/include${CPATH:+:$CPATH}"

@@ -15,17 +15,13 @@ logs=results/h200/logs
 mkdir -p "$logs"
 pack() { tar czf "$out/results_h200.tgz" results/h200; }
 source scripts/h200/env.sh
-git_flag=()
-[ -f .carry/git_sha ] && git_flag=(-DFA2BENCH_GIT="$(cat .carry/git_sha)")
-start=$(date +%s)
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DFA2BENCH_DEV_KERNELS=ON -DCMAKE_CUDA_FLAGS=-Xptxas=-v ${FA2BENCH_CMAKE_ARGS:-} \
-  -DCMAKE_PREFIX_PATH="$PWD/.carry/deps/usr" "${git_flag[@]}" >/dev/null
-targets=(--target fa2bench fa2bench_gpu_tests)
+targets=(--target fa2bench --target fa2bench_gpu_tests)
 [[ $stages == *test* ]] && targets=()  # ctest needs every test binary
-cmake --build "$build" -j "$(nproc)" "${targets[@]}" -- -v \
-  > "$logs/build.log" 2>&1 || { tail -30 "$logs/build.log"; pack; exit 1; }
-echo "build: $(( $(date +%s) - start ))s"
+FA2BENCH_BUILD_DIR=$build \
+  FA2BENCH_CMAKE_ARGS="-DFA2BENCH_DEV_KERNELS=ON -DCMAKE_CUDA_FLAGS=-Xptxas=-v ${FA2BENCH_CMAKE_ARGS:-}" \
+  scripts/h200/build_on_device.sh "${targets[@]}" -- -v > "$logs/build.log" 2>&1 ||
+  { tail -30 "$logs/build.log"; pack; exit 1; }
+tail -1 "$logs/build.log"
 grep -E "Compiling entry function|registers|spill" "$logs/build.log" > "$logs/ptxas.txt"
 grep -E "[1-9][0-9]* bytes spill" "$logs/build.log" | head -5
 bin=$build/fa2bench
