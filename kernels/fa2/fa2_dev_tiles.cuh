@@ -31,6 +31,13 @@ template <> struct Tile<128, 8> : Fa2TraitsBase<128, 4,    2,    64, false, 2,  
 template <> struct Tile<256, 0> : Fa2TraitsBase<256, 4,    1,    64, false, 1,     false> {};
 template <> struct Tile<256, 1> : Fa2TraitsBase<256, 4,    1,    64, false, 2,     false> {};
 template <> struct Tile<256, 2> : Fa2TraitsBase<256, 4,    1,    32, false, 2,     false> {};
+// Session 4 leads: 8 warps x 1 m-tile at D=128 with the lazy rescale, and 128-row tiles at
+// D=256 (half the K/V traffic per query row of the 64-row tiles; 128 KB of shared memory, so
+// one CTA of 8 warps per SM).
+template <> struct Tile<128, 9> : Fa2TraitsBase<128, 8,    1,    64, true,  1,     true> {};
+template <> struct Tile<256, 3> : Fa2TraitsBase<256, 8,    1,    64, false, 1,     false> {};
+template <> struct Tile<256, 4> : Fa2TraitsBase<256, 8,    1,    64, false, 1,     true> {};
+template <> struct Tile<256, 5> : Fa2TraitsBase<256, 8,    1,    32, false, 2,     false> {};
 // clang-format on
 
 template <typename T, int kD, int kTile>

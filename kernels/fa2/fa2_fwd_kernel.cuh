@@ -90,6 +90,13 @@ struct LdsmBases {
   }
 };
 
+// threadIdx.x through a volatile read, which the compiler may not hoist out of a loop.
+__device__ __forceinline__ int thread_index_unhoisted() {
+  int tid;
+  asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(tid));
+  return tid;
+}
+
 template <typename Traits, typename T, bool kCausal>
 __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
     fa2_fwd_kernel(const AttnParams p, const Fa2Order order) {
@@ -257,15 +264,25 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
       const int col0 = n * kBN;
       const bool need_mask = (col0 + kBN > p.T_k) || (kCausal && col0 + kBN - 1 > m0 + diag);
       if (need_mask) {
+        // The lane's geometry is re-read here rather than reused: values derived from it before
+        // the loop are loop-invariant, and the compiler would keep one per (m-tile, row half)
+        // live across the whole loop, which the 255-register tiles cannot afford.
+        const int tid_now = thread_index_unhoisted();
+        const int lane_now = tid_now & 31;
+        // Mask element (mi, j, e) when its column offset j*8 + (e&1), relative to the lane's
+        // first column, reaches the T_k limit or passes the row's diagonal limit.
+        const int col_lane = col0 + 2 * (lane_now & 3);
+        const int tk_limit = p.T_k - col_lane;
+        const int diag_limit = m0 + diag + (tid_now >> 5) * kMT * 16 + (lane_now >> 2) - col_lane;
 #pragma unroll
         for (int mi = 0; mi < kMT; ++mi) {
 #pragma unroll
           for (int j = 0; j < kNT; ++j) {
 #pragma unroll
             for (int e = 0; e < 4; ++e) {
-              const int row = m0 + warp_row0 + mi * 16 + g + (e >= 2 ? 8 : 0);
-              const int col = col0 + j * 8 + 2 * t + (e & 1);
-              if (col >= p.T_k || (kCausal && col > row + diag)) s[mi][j][e] = -INFINITY;
+              const int dc = j * 8 + (e & 1);
+              const int dr = mi * 16 + (e >= 2 ? 8 : 0);
+              if (dc >= tk_limit || (kCausal && dc > diag_limit + dr)) s[mi][j][e] = -INFINITY;
             }
           }
         }

@@ -44,12 +44,19 @@ constexpr Variant kVariants[] = {
     {128, 6, kHead,  "4wx1 64x64 s2 lazy 3cta head"},
     {128, 6, kHeavy, "4wx1 64x64 s2 lazy 3cta heavy"},
     {128, 7, kHead,  "4wx2 128x64 s1 lazy head"},
+    {128, 7, kHeavy, "4wx2 128x64 s1 lazy heavy"},
     {128, 8, kHead,  "4wx2 128x64 s2 lazy head"},
+    {128, 9, kHead,  "8wx1 128x64 qreg s1 lazy head"},
+    {128, 9, kHeavy, "8wx1 128x64 qreg s1 lazy heavy"},
     {256, 0, kHead,  "4wx1 64x64 s1 head"},
     {256, 0, kHeavy, "4wx1 64x64 s1 heavy"},
     {256, 1, kHead,  "4wx1 64x64 s2 head"},
     {256, 2, kHead,  "4wx1 64x32 s2 head"},
     {256, 2, kHeavy, "4wx1 64x32 s2 heavy"},
+    {256, 3, kHead,  "8wx1 128x64 s1 head"},
+    {256, 3, kHeavy, "8wx1 128x64 s1 heavy"},
+    {256, 4, kHead,  "8wx1 128x64 s1 lazy head"},
+    {256, 5, kHead,  "8wx1 128x32 s2 head"},
 };
 // clang-format on
 
@@ -91,12 +98,20 @@ cudaError_t run_variant(const AttnParams& p, const Variant& v, cudaStream_t s) {
       return dev::run_tile<T, 128, 7>(p, v.order, s);
     case 128 * 16 + 8:
       return dev::run_tile<T, 128, 8>(p, v.order, s);
+    case 128 * 16 + 9:
+      return dev::run_tile<T, 128, 9>(p, v.order, s);
     case 256 * 16 + 0:
       return dev::run_tile<T, 256, 0>(p, v.order, s);
     case 256 * 16 + 1:
       return dev::run_tile<T, 256, 1>(p, v.order, s);
     case 256 * 16 + 2:
       return dev::run_tile<T, 256, 2>(p, v.order, s);
+    case 256 * 16 + 3:
+      return dev::run_tile<T, 256, 3>(p, v.order, s);
+    case 256 * 16 + 4:
+      return dev::run_tile<T, 256, 4>(p, v.order, s);
+    case 256 * 16 + 5:
+      return dev::run_tile<T, 256, 5>(p, v.order, s);
     default:
       return cudaErrorInvalidValue;
   }
