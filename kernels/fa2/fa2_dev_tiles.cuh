@@ -38,6 +38,11 @@ template <> struct Tile<128, 9> : Fa2TraitsBase<128, 8,    1,    64, true,  1,  
 template <> struct Tile<256, 3> : Fa2TraitsBase<256, 8,    1,    64, false, 1,     false> {};
 template <> struct Tile<256, 4> : Fa2TraitsBase<256, 8,    1,    64, false, 1,     true> {};
 template <> struct Tile<256, 5> : Fa2TraitsBase<256, 8,    1,    32, false, 2,     false> {};
+// Q in registers at D=256: the 64-register Q fragments remove the Q re-reads from shared memory
+// (0.625 -> 0.5 ldmatrix.x4 per m16n8k16 at Bc = 32), which pays if shared-memory bandwidth is
+// what bounds D=256 (one m-tile per warp: no K/V fragment reuse). Bc = 64 spills 24-40 bytes.
+template <> struct Tile<256, 6> : Fa2TraitsBase<256, 4,    1,    32, true,  1,     false> {};
+template <> struct Tile<256, 7> : Fa2TraitsBase<256, 8,    1,    32, true,  1,     false> {};
 // clang-format on
 
 template <typename T, int kD, int kTile>

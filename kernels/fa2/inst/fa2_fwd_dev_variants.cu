@@ -57,6 +57,9 @@ constexpr Variant kVariants[] = {
     {256, 3, kHeavy, "8wx1 128x64 s1 heavy"},
     {256, 4, kHead,  "8wx1 128x64 s1 lazy head"},
     {256, 5, kHead,  "8wx1 128x32 s2 head"},
+    {256, 6, kHead,  "4wx1 64x32 qreg s1 head"},
+    {256, 6, kHeavy, "4wx1 64x32 qreg s1 heavy"},
+    {256, 7, kHead,  "8wx1 128x32 qreg s1 head"},
 };
 // clang-format on
 
@@ -112,6 +115,10 @@ cudaError_t run_variant(const AttnParams& p, const Variant& v, cudaStream_t s) {
       return dev::run_tile<T, 256, 4>(p, v.order, s);
     case 256 * 16 + 5:
       return dev::run_tile<T, 256, 5>(p, v.order, s);
+    case 256 * 16 + 6:
+      return dev::run_tile<T, 256, 6>(p, v.order, s);
+    case 256 * 16 + 7:
+      return dev::run_tile<T, 256, 7>(p, v.order, s);
     default:
       return cudaErrorInvalidValue;
   }
