@@ -32,14 +32,14 @@ cudaError_t run_fa2_fwd(const AttnParams& p, cudaStream_t stream) {
       return launch_fa2_fwd<Fa2CausalTraits<kHeadDim, true>, T, true>(p, stream,
                                                                       Fa2Order::kHeavyFirst);
     }
-    // Heavy-first spreads the resident CTAs over every head, so it only pays while the heads'
-    // K/V working set stays small: measured to win at B*H <= 64 (perf_fwd grid: D=128 at
-    // B*H 16-32, D=256 at B*H 64) and to lose ~15% at B*H = 128 (seed_article, D=128,
-    // T >= 8K), where head-major keeps each head's K/V hot in L2.
-    const bool few_heads = static_cast<long long>(p.B) * p.H <= fa2_heavy_first_max_heads();
-    const Fa2Order order = few_heads && p.T_q >= fa2_heavy_first_min_tq<kHeadDim>()
-                               ? Fa2Order::kHeavyFirst
-                               : Fa2Order::kHeadMajor;
+    // Heavy-first spreads the resident CTAs over every head, so it only pays while all heads'
+    // K/V stay within reach of L2 (fa2_traits.h); beyond, head-major keeps each head's K/V hot.
+    const long long kv_bytes =
+        2ll * p.B * p.H_kv * p.T_k * kHeadDim * static_cast<long long>(sizeof(T));
+    const Fa2Order order =
+        kv_bytes <= fa2_heavy_first_max_kv_bytes() && p.T_q >= fa2_heavy_first_min_tq<kHeadDim>()
+            ? Fa2Order::kHeavyFirst
+            : Fa2Order::kHeadMajor;
     return launch_fa2_fwd<Fa2CausalTraits<kHeadDim, false>, T, true>(p, stream, order);
   }
   if (small) return launch_fa2_fwd<Fa2Traits<kHeadDim, true>, T, false>(p, stream, {});

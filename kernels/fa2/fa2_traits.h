@@ -79,24 +79,28 @@ template <> struct Fa2Traits<224, true>  : Fa2TraitsBase<224, 4,    1,    64, fa
 template <> struct Fa2Traits<256, true>  : Fa2TraitsBase<256, 4,    1,    64, false,    1,     false> {};
 // clang-format on
 
-// Causal grids use the same tiles except where tune found a better one.
+// Causal grids use the same tiles except where tune found a better one. D = 128: the non-causal
+// 4w x 2 128x64 tile, spill-free for causal since the mask re-reads the lane geometry (tune,
+// session 4: +3..16% over the 4w x 1 64x64 Q-in-registers tile it replaced, with heavy-first).
 template <int kHeadDim, bool kSmallGrid>
 struct Fa2CausalTraits : Fa2Traits<kHeadDim, kSmallGrid> {};
 template <>
-struct Fa2CausalTraits<128, false> : Fa2TraitsBase<128, 4, 1, 64, true, 2> {};
+struct Fa2CausalTraits<128, false> : Fa2TraitsBase<128, 4, 2, 64, false, 1, true> {};
 
-// Largest B*H for which the large-grid path uses the heavy-first order: beyond it the heads'
-// K/V no longer fit in L2 together and head-major wins (see fa2_fwd_launch.cuh).
-constexpr long long fa2_heavy_first_max_heads() {
-  return 64;
+// Largest K/V footprint (all batches and KV heads, K and V, bytes) for which the large-grid path
+// uses the heavy-first order. Heavy-first makes the resident CTAs span every head, so all of K
+// and V is read at once; past this the heads stop sharing L2 and head-major wins (measured at
+// D=128, B*H=128 causal: heavy-first +5..15% at 128-256 MiB, a tie at 512 MiB, -11% at 1 GiB).
+constexpr long long fa2_heavy_first_max_kv_bytes() {
+  return 256ll << 20;
 }
 
 // CTA order of a causal grid: always heavy-first in the small-grid class; in the large class
-// heavy-first from T_q >= this many rows (head-major below: heavy-first loses there, the L2
-// reuse of head-major matters more than the balance).
+// heavy-first from T_q >= this many rows (head-major below: heavy-first lost there, the L2
+// reuse of head-major mattering more than the balance). Not measured at D other than 128/256.
 template <int kHeadDim>
 constexpr int fa2_heavy_first_min_tq() {
-  return kHeadDim == 128 ? 8192 : kHeadDim == 256 ? 2048 : 0x7fffffff;
+  return kHeadDim == 128 ? 0 : kHeadDim == 256 ? 2048 : 0x7fffffff;
 }
 
 }  // namespace fa2b
