@@ -13,9 +13,10 @@ import pathlib
 import re
 import sys
 
-# (label, metric) in print order; a metric a kernel lacks prints as "-".
+# (label, metric) in print order; "a|b" takes the first of the names the export has; a metric a
+# kernel lacks prints as "-".
 METRICS = [
-    ("time (us)", "gpu__time_duration.sum"),
+    ("time", "gpu__time_duration.sum"),
     ("grid", "launch__grid_size"),
     ("block", "launch__block_size"),
     ("registers/thread", "launch__registers_per_thread"),
@@ -24,7 +25,9 @@ METRICS = [
     ("SM throughput %", "sm__throughput.avg.pct_of_peak_sustained_elapsed"),
     ("tensor pipe active %", "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"),
     ("tensor inst pipe %", "sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active"),
-    ("issue slots busy %", "sm__issue_active.avg.pct_of_peak_sustained_active"),
+    ("issue slots busy %", "smsp__issue_active.avg.pct_of_peak_sustained_active|sm__issue_active.avg.pct_of_peak_sustained_active|sm__inst_issued.avg.pct_of_peak_sustained_active"),
+    ("L1/shared throughput %", "l1tex__throughput.avg.pct_of_peak_sustained_active"),
+    ("warps eligible/scheduler", "smsp__warps_eligible.avg.per_cycle_active"),
     ("FMA pipe %", "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active"),
     ("ALU pipe %", "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active"),
     ("XU (ex2) pipe %", "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active"),
@@ -61,18 +64,19 @@ def number(text):
 
 
 def cell(values, metric):
-    if metric not in values:
+    metric = next((m for m in metric.split("|") if m in values), None)
+    if metric is None:
         return "-"
     text, unit = values[metric]
     x = number(text)
     if x is None:
         return text
-    if metric == "gpu__time_duration.sum":  # report microseconds whatever ncu chose
-        x *= {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6}.get(unit, 1.0)
-    if metric == "lts__t_sectors_srcunit_tex_op_read.sum":
-        x *= 32  # sectors -> bytes
-    if metric == "dram__bytes_read.sum":
-        x *= {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}.get(unit, 1)
+    if metric == "gpu__time_duration.sum":  # in whatever unit ncu chose
+        return f"{x:.4g} {unit}"
+    if metric == "lts__t_sectors_srcunit_tex_op_read.sum" and unit == "sector":
+        x *= 32  # 32-byte sectors -> bytes
+    elif unit in ("byte", "Kbyte", "Mbyte", "Gbyte"):
+        x *= {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}[unit]
     if abs(x) >= 1e6:
         return f"{x:.3e}"
     return f"{x:.4g}"

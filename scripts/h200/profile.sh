@@ -2,6 +2,7 @@
 # On the H200: Nsight Compute profiles of one fa2 launch per case, and of PyTorch's flash
 # kernel on the same shape, so that the two are read side by side. For each case id it writes
 #   results/h200/profile/<label>/<case>.{fa2,torch-flash}.details.txt   (ncu --page details)
+#   results/h200/profile/<label>/<case>.{fa2,torch-flash}.raw.csv       (ncu --page raw)
 # and one line per kernel of key metrics to results/h200/profile/<label>/summary.md
 # (scripts/ncu_summary.py). The clocks are left alone (--clock-control none; see the device
 # notes); ncu flushes the caches before each replayed pass.
@@ -46,8 +47,8 @@ EOF
   for who in fa2 torch-flash; do
     [ -f "/tmp/$file.$who.ncu-rep" ] || continue
     "$ncu_bin" --import "/tmp/$file.$who.ncu-rep" --page details > "$dir/$file.$who.details.txt"
-    "$ncu_bin" --import "/tmp/$file.$who.ncu-rep" --page raw --csv > "/tmp/$file.$who.raw.csv"
+    "$ncu_bin" --import "/tmp/$file.$who.ncu-rep" --page raw --csv > "$dir/$file.$who.raw.csv"
   done
 done
-python3 scripts/ncu_summary.py /tmp/*.raw.csv > "$dir/summary.md"
+python3 scripts/ncu_summary.py "$dir"/*.raw.csv > "$dir/summary.md"
 cat "$dir/summary.md"
