@@ -5,6 +5,7 @@
 #   sanitize  compute-sanitizer memcheck/racecheck/synccheck over every kernel instantiation
 #   peers     our cudnn vs PyTorch's, with and without Stats (scripts/h200/peers.sh)
 #   perf      configs/perf_fwd.json (fa2, cudnn) and PyTorch flash/cudnn on the same shapes
+#   rerun     the perf stage again into results/h200/perf_fwd_rerun (run-to-run spread)
 #   seeds     both seed configs (every backend) and PyTorch flash/cudnn/math on their shapes,
 #             and the seed notebook once more with --devices all
 # Usage: STAGES="test sanitize peers" scripts/h200/final.sh; STAGES="perf seeds" scripts/h200/final.sh
@@ -55,6 +56,9 @@ sweep_with_torch() {
 }
 if [[ $stages == *perf* ]]; then
   sweep_with_torch perf_fwd perf_fwd flash,cudnn
+fi
+if [[ $stages == *rerun* ]]; then  # the perf stage once more, to show its spread between runs
+  sweep_with_torch perf_fwd perf_fwd_rerun flash,cudnn
 fi
 if [[ $stages == *seeds* ]]; then
   sweep_with_torch seed_notebook seed_notebook flash,cudnn,math
