@@ -30,11 +30,7 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw -
 if [[ $stages == *test* ]]; then
   (time ctest --test-dir "$build" --output-on-failure -j 4) > "$logs/ctest.log" 2>&1
   grep -E "tests passed|FAILED|Failed|real" "$logs/ctest.log" | tail -12
-  for cls in small large; do
-    FA2BENCH_FA2_GRID_CLASS=$cls "$build/tests/fa2bench_gpu_tests" --gtest_filter='*Fa2*' \
-      > "$logs/gpu_tests_$cls.log" 2>&1
-    echo "gpu tests (grid class $cls): exit $? $(grep -E '^\[  (PASSED|FAILED)' "$logs/gpu_tests_$cls.log" | tr '\n' ' ')"
-  done
+  bash scripts/h200/fa2_tests.sh "$build/tests/fa2bench_gpu_tests" "$logs"
   pack
 fi
 if [[ $stages == *tune* ]]; then

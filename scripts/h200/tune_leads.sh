@@ -17,11 +17,7 @@ source scripts/h200/env.sh
 export LD_LIBRARY_PATH=$PWD/.carry/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv \
   > "$logs/gpu_state.txt"
-for cls in small large; do
-  FA2BENCH_FA2_GRID_CLASS=$cls "$bin_dir/fa2bench_gpu_tests" --gtest_filter='*Fa2*' \
-    > "$logs/gpu_tests_$cls.log" 2>&1
-  echo "gpu tests (grid class $cls): exit $? $(grep -E '^\[  (PASSED|FAILED)' "$logs/gpu_tests_$cls.log" | tr '\n' ' ')"
-done
+bash scripts/h200/fa2_tests.sh "$bin_dir/fa2bench_gpu_tests" "$logs"
 pack
 for pair in ${TUNES:-}; do
   cfg=${pair%%:*} filter=${pair#*:}
