@@ -43,6 +43,10 @@ template <> struct Tile<256, 5> : Fa2TraitsBase<256, 8,    1,    32, false, 2,  
 // what bounds D=256 (one m-tile per warp: no K/V fragment reuse). Bc = 64 spills 24-40 bytes.
 template <> struct Tile<256, 6> : Fa2TraitsBase<256, 4,    1,    32, true,  1,     false> {};
 template <> struct Tile<256, 7> : Fa2TraitsBase<256, 8,    1,    32, true,  1,     false> {};
+// The first 4 or 6 of the 16 Q k-steps in registers (16 / 24 registers, 0 spills, where all 16
+// spill at Bc = 64): fewer Q re-reads with the 64-key tile's latency hiding kept.
+template <> struct Tile<256, 8> : Fa2TraitsBase<256, 4,    1,    64, true,  1,     false, 1, 4> {};
+template <> struct Tile<256, 9> : Fa2TraitsBase<256, 4,    1,    64, true,  1,     false, 1, 6> {};
 // clang-format on
 
 template <typename T, int kD, int kTile>

@@ -108,7 +108,8 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
   constexpr int kDT = kD / 8;   // 8-wide d tiles of O
   constexpr int kKS = kD / 16;  // k-steps of Q*K^T
   constexpr int kPitch = Traits::kPitch;
-  constexpr int kQFrags = Traits::kQInRegs ? kKS : 1;
+  constexpr int kQRegs = Traits::kQRegSteps;
+  constexpr int kQFrags = kQRegs > 0 ? kQRegs : 1;
   constexpr int kStages = Traits::kKVStages;
   constexpr std::uint32_t kStageBytes = kBN * kPitch * 2;
   using Sw = SwizzledTile<kD>;
@@ -202,7 +203,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
 #pragma unroll
       for (int mi = 0; mi < kMT; ++mi) {
 #pragma unroll
-        for (int ks = 0; ks < kKS; ++ks) {
+        for (int ks = 0; ks < kQRegs; ++ks) {
           ldmatrix_x4(q_frag[mi][ks], q_ld.at(mi * 16, 2 * ks));
         }
       }
@@ -241,9 +242,9 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
         std::uint32_t qa[kMT][4];
 #pragma unroll
         for (int mi = 0; mi < kMT; ++mi) {
-          if constexpr (Traits::kQInRegs) {
+          if (ks < kQRegs) {
 #pragma unroll
-            for (int e = 0; e < 4; ++e) qa[mi][e] = q_frag[mi][ks][e];
+            for (int e = 0; e < 4; ++e) qa[mi][e] = q_frag[mi][ks < kQRegs ? ks : 0][e];
           } else {
             ldmatrix_x4(qa[mi], q_ld.at(mi * 16, 2 * ks));
           }

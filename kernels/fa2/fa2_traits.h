@@ -24,7 +24,7 @@
 namespace fa2b {
 
 template <int kHeadDim_, int kWarps_, int kMTiles_, int kBlockN_, bool kQInRegs_,
-          int kKVStages_ = 1, bool kLazyRescale_ = true, int kMinBlocks_ = 1>
+          int kKVStages_ = 1, bool kLazyRescale_ = true, int kMinBlocks_ = 1, int kQRegSteps_ = -1>
 struct Fa2TraitsBase {
   static constexpr int kHeadDim = kHeadDim_;
   static constexpr int kWarps = kWarps_;
@@ -33,6 +33,9 @@ struct Fa2TraitsBase {
   static constexpr int kBlockM = 16 * kMTiles * kWarps;
   static constexpr int kBlockN = kBlockN_;
   static constexpr bool kQInRegs = kQInRegs_;
+  // Q*K^T k-steps (16 columns of d each) whose Q fragments stay in registers: all of them with
+  // kQInRegs, unless kQRegSteps_ keeps only the first few (the rest re-read shared memory).
+  static constexpr int kQRegSteps = !kQInRegs ? 0 : kQRegSteps_ < 0 ? kHeadDim_ / 16 : kQRegSteps_;
   static constexpr int kKVStages = kKVStages_;
   static constexpr bool kLazyRescale = kLazyRescale_;
   static constexpr float kLazyRescaleLog2 = 8.f;

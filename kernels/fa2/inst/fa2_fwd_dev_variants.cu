@@ -60,6 +60,8 @@ constexpr Variant kVariants[] = {
     {256, 6, kHead,  "4wx1 64x32 qreg s1 head"},
     {256, 6, kHeavy, "4wx1 64x32 qreg s1 heavy"},
     {256, 7, kHead,  "8wx1 128x32 qreg s1 head"},
+    {256, 8, kHead,  "4wx1 64x64 q4reg s1 head"},
+    {256, 9, kHead,  "4wx1 64x64 q6reg s1 head"},
 };
 // clang-format on
 
@@ -119,6 +121,10 @@ cudaError_t run_variant(const AttnParams& p, const Variant& v, cudaStream_t s) {
       return dev::run_tile<T, 256, 6>(p, v.order, s);
     case 256 * 16 + 7:
       return dev::run_tile<T, 256, 7>(p, v.order, s);
+    case 256 * 16 + 8:
+      return dev::run_tile<T, 256, 8>(p, v.order, s);
+    case 256 * 16 + 9:
+      return dev::run_tile<T, 256, 9>(p, v.order, s);
     default:
       return cudaErrorInvalidValue;
   }
