@@ -26,7 +26,7 @@ for cfg in ${configs[@]}; do
     $bin sweep --config "configs/$cfg.json" --target cuda --devices "$devs" --out "$dir/$name" \
       --quiet > "$dir/$name.stdout.txt" 2> "$dir/$name.stderr.txt"
     rc=$?
-    echo "== $name: exit $rc, $(echo "$(date +%s.%N) - $start" | bc) s; $(grep -m1 'wall' "$dir/$name/summary.md")"
+    echo "== $name: exit $rc, $(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $start}") s; $(grep -m1 wall "$dir/$name/summary.md")"
     pack
   done
 done
