@@ -175,7 +175,7 @@ void count_verdict(const CaseComparison& cc, VerdictCounts& counts) {
       ++counts.ambiguous;
       break;
     case ChangeKind::status:
-      ++counts.status;
+      ++(cc.base.status == cc.next.status ? counts.not_ok_both : counts.status);
       break;
   }
   if (cc.regression) ++counts.regressions;

@@ -78,7 +78,9 @@ struct GeomeanRow {
 };
 
 struct VerdictCounts {
-  int same = 0, faster = 0, slower = 0, ambiguous = 0, status = 0, regressions = 0;
+  int same = 0, faster = 0, slower = 0, ambiguous = 0, regressions = 0;
+  int status = 0;       // the status differs between the runs (ok→oom, error→ok, ...)
+  int not_ok_both = 0;  // the same status other than ok in both (oom→oom): nothing timed
 };
 
 // The run a side of the comparison came from.

@@ -92,10 +92,10 @@ std::string describe_config(const RunInfo& run) {
 
 std::string counts_line(const Comparison& c) {
   return fmt::format(
-      "{} same, {} faster, {} slower, {} ambiguous, {} status changes; {} regressions; "
-      "{} only in BASE, {} only in NEW",
+      "{} same, {} faster, {} slower, {} ambiguous, {} status changes, {} not ok in both; "
+      "{} regressions; {} only in BASE, {} only in NEW",
       c.counts.same, c.counts.faster, c.counts.slower, c.counts.ambiguous, c.counts.status,
-      c.counts.regressions, c.only_base.size(), c.only_new.size());
+      c.counts.not_ok_both, c.counts.regressions, c.only_base.size(), c.only_new.size());
 }
 
 // Columns on a terminal: UTF-8 continuation bytes take no column.
@@ -514,10 +514,15 @@ nlohmann::ordered_json compare_json(const Comparison& c) {
   ordered_json g = ordered_json::array();
   for (const GeomeanRow& row : c.geomean) g.push_back(geomean_json(c, row));
   j["geomean"] = std::move(g);
-  j["counts"] = {{"same", c.counts.same},           {"faster", c.counts.faster},
-                 {"slower", c.counts.slower},       {"ambiguous", c.counts.ambiguous},
-                 {"status", c.counts.status},       {"regressions", c.counts.regressions},
-                 {"only_base", c.only_base.size()}, {"only_new", c.only_new.size()}};
+  j["counts"] = {{"same", c.counts.same},
+                 {"faster", c.counts.faster},
+                 {"slower", c.counts.slower},
+                 {"ambiguous", c.counts.ambiguous},
+                 {"status", c.counts.status},
+                 {"not_ok_both", c.counts.not_ok_both},
+                 {"regressions", c.counts.regressions},
+                 {"only_base", c.only_base.size()},
+                 {"only_new", c.only_new.size()}};
   return j;
 }
 

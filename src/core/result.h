@@ -39,7 +39,8 @@ struct Accuracy {
 
 struct CaseResult {
   Case c;
-  std::string target;  // "cuda" or "cpu"
+  std::string target;     // "cuda" or "cpu"
+  int device_index = -1;  // the CUDA device the case ran on (several with --devices); -1: none
   Status status = Status::ok;
   std::string reason;  // why unsupported / oom / error
   TimeStats time;

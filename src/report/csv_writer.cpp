@@ -42,7 +42,8 @@ const char* const kColumns[] = {"id",
                                 "mean_abs_err",
                                 "rel_l2_err",
                                 "nonfinite",
-                                "rows_checked"};
+                                "rows_checked",
+                                "device_index"};
 
 }  // namespace
 
@@ -91,7 +92,8 @@ std::string results_csv_text(const ResultSet& rs) {
                                acc ? csv_number(r.accuracy.mean_abs_err) : "",
                                acc ? csv_number(r.accuracy.rel_l2_err) : "",
                                acc ? std::to_string(r.accuracy.nonfinite) : "",
-                               std::to_string(r.accuracy.rows_checked)};
+                               std::to_string(r.accuracy.rows_checked),
+                               r.device_index >= 0 ? std::to_string(r.device_index) : ""};
     static_assert(sizeof(row) / sizeof(row[0]) == sizeof(kColumns) / sizeof(kColumns[0]));
     for (std::size_t i = 0; i < std::size(row); ++i) {
       if (i) out += ',';

@@ -61,6 +61,7 @@ J case_json(const CaseResult& r) {
                   {"l2_flush", m.l2_flush},
                   {"verify_rows", m.verify_rows}};
   j["target"] = r.target;
+  if (r.device_index >= 0) j["device_index"] = r.device_index;
   j["status"] = to_string(r.status);
   j["reason"] = r.reason;
   j["time_ms"] = {{"median", number_json<J>(t.median)}, {"mean", number_json<J>(t.mean)},

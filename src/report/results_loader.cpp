@@ -195,6 +195,7 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
   }
 
   rd.opt_string(j, at, "target", r.target);
+  rd.opt_int(j, at, "device_index", r.device_index);
   r.status = rd.enum_value<Status>(rd.req_string(j, at, "status"), at + "/status", "status",
                                    [](std::string_view x) { return parse_status(x); });
   rd.opt_string(j, at, "reason", r.reason);

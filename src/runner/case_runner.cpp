@@ -121,6 +121,7 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
   CaseResult r;
   r.c = c;
   r.target = platform.target();
+  if (r.target == "cuda") r.device_index = platform.device_block().value("index", -1);
   r.flops = attention_flops(c);
   r.memory.predicted_bytes = static_cast<std::int64_t>(*plan_metric_value(c, "predicted_bytes"));
 

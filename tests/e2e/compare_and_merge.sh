@@ -13,7 +13,7 @@ expect_exit 0 "$BIN" compare "$D/base.json" "$D/slower.json"
 expect_output "5 same, 0 faster, 1 slower"
 # Noise only: every case `same`, no failure.
 expect_exit 0 "$BIN" compare "$D/base.json" "$D/noise.json" --fail-on-regression
-expect_output "6 same, 0 faster, 0 slower, 0 ambiguous, 0 status changes; 0 regressions"
+expect_output "6 same, 0 faster, 0 slower, 0 ambiguous, 0 status changes, 0 not ok in both; 0 regressions"
 # A wide threshold turns the regression into noise.
 expect_exit 0 "$BIN" compare "$D/base.json" "$D/slower.json" --fail-on-regression --threshold 0.25
 

@@ -109,6 +109,22 @@ TEST(CompareResults, MatchesByIdListsMissingAndComputesRatios) {
   EXPECT_TRUE(c.warnings.empty());
 }
 
+TEST(CompareResults, SameNotOkStatusIsNotCountedAsAChange) {
+  // oom in both runs (a shape too large in either): not timed, not a change, not a regression;
+  // oom -> error is a change.
+  const ResultSet base = run_of({timed("naive", 64, 0, 0, Status::oom),
+                                 timed("naive", 128, 0, 0, Status::oom), timed("fa2", 64, 1.0)});
+  const ResultSet next = run_of({timed("naive", 64, 0, 0, Status::oom),
+                                 timed("naive", 128, 0, 0, Status::error), timed("fa2", 64, 1.0)});
+  const Comparison c = compare_results(base, "b", next, "n", {});
+  EXPECT_EQ(c.counts.not_ok_both, 1);
+  EXPECT_EQ(c.counts.status, 1);
+  EXPECT_EQ(c.counts.same, 1);
+  EXPECT_EQ(c.counts.regressions, 0);
+  EXPECT_NE(compare_table_text(c).find("1 status changes, 1 not ok in both; 0 regressions"),
+            std::string::npos);
+}
+
 TEST(CompareResults, GeomeanPerBackend) {
   const ResultSet base = run_of({timed("fa2", 64, 1.0), timed("fa2", 128, 1.0),
                                  timed("naive", 64, 1.0), timed("naive", 128, 1.0)});

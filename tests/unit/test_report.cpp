@@ -367,7 +367,8 @@ TEST_F(ReportTest, CsvHeaderAndRows) {
             "id,sweep,backend,role,B,H,H_kv,T_q,T_k,D,dtype,causal,layout,target,status,reason,"
             "time_median_ms,time_p10_ms,time_p90_ms,time_min_ms,time_max_ms,time_mean_ms,"
             "time_stdev_ms,samples,time_first_ms,tflops,gbps,peak_bytes,workspace_bytes,"
-            "predicted_bytes,max_abs_err,mean_abs_err,rel_l2_err,nonfinite,rows_checked");
+            "predicted_bytes,max_abs_err,mean_abs_err,rel_l2_err,nonfinite,rows_checked,"
+            "device_index");
   EXPECT_EQ(row0.rfind("naive/B1-H32-Hkv8-T2048-D128/bf16/causal/bshd,seed,naive,naive,1,32,8,"
                        "2048,2048,128,bf16,true,bshd,cuda,ok,,3.32,",
                        0),
@@ -379,7 +380,33 @@ TEST_F(ReportTest, CsvHeaderAndRows) {
       << row2;
   std::size_t columns = 1;
   for (char ch : header) columns += ch == ',';
-  EXPECT_EQ(columns, 35u);
+  EXPECT_EQ(columns, 36u);
+}
+
+TEST_F(ReportTest, DeviceIndexIsWrittenOnlyForCasesOnADeviceAndRoundTrips) {
+  ResultSet rs = sample_results();
+  rs.cases[0].device_index = 1;  // e.g. the second GPU of a --devices run
+  const std::string p = path("results.json");
+  write_results_json(rs, p);
+  const json j = json::parse(read(p));
+  EXPECT_EQ(j["cases"][0]["device_index"], 1);
+  EXPECT_FALSE(j["cases"][1].contains("device_index"));  // -1: not on a device, no key
+  const ResultSet back = load_results(p);
+  EXPECT_EQ(back.cases[0].device_index, 1);
+  EXPECT_EQ(back.cases[1].device_index, -1);
+  EXPECT_EQ(case_result_from_json(to_json(rs.cases[0])).device_index, 1);  // the child's path
+  const std::string csv = results_csv_text(rs);
+  std::istringstream in(csv);
+  std::string header, row0, row1;
+  std::getline(in, header);
+  std::getline(in, row0);
+  std::getline(in, row1);
+  EXPECT_EQ(row0.substr(row0.rfind(',')), ",1") << row0;
+  EXPECT_EQ(row1.back(), ',') << row1;  // empty last column
+  json bad = to_json(rs);
+  bad["cases"][0]["device_index"] = "one";
+  write(p, bad.dump());
+  EXPECT_THROW(load_results(p), std::exception);
 }
 
 // ---- summary.md -----------------------------------------------------------------------------
