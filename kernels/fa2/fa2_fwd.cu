@@ -45,7 +45,30 @@ int forced_grid_class() {
   return forced;
 }
 
+// FA2BENCH_FA2_CAUSAL_ORDER: 0 = by shape, 1 = head-major, 2 = heavy-first.
+int forced_causal_order() {
+  static const int forced = [] {
+    const char* env = std::getenv("FA2BENCH_FA2_CAUSAL_ORDER");
+    if (env == nullptr) return 0;
+    if (std::strcmp(env, "head") == 0) return 1;
+    if (std::strcmp(env, "heavy") == 0) return 2;
+    return 0;
+  }();
+  return forced;
+}
+
 }  // namespace
+
+Fa2Order fa2_causal_order(Fa2Order by_shape) {
+  switch (forced_causal_order()) {
+    case 1:
+      return Fa2Order::kHeadMajor;
+    case 2:
+      return Fa2Order::kHeavyFirst;
+    default:
+      return by_shape;
+  }
+}
 
 bool fa2_small_grid(const AttnParams& p) {
   const int forced = forced_grid_class();

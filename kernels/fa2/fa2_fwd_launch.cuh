@@ -29,8 +29,8 @@ cudaError_t run_fa2_fwd(const AttnParams& p, cudaStream_t stream) {
   const bool small = fa2_small_grid(p);
   if (p.causal) {
     if (small) {
-      return launch_fa2_fwd<Fa2CausalTraits<kHeadDim, true>, T, true>(p, stream,
-                                                                      Fa2Order::kHeavyFirst);
+      return launch_fa2_fwd<Fa2CausalTraits<kHeadDim, true>, T, true>(
+          p, stream, fa2_causal_order(Fa2Order::kHeavyFirst));
     }
     // Heavy-first spreads the resident CTAs over every head, so it only pays while all heads'
     // K/V stay within reach of L2 (fa2_traits.h); beyond, head-major keeps each head's K/V hot.
@@ -40,7 +40,8 @@ cudaError_t run_fa2_fwd(const AttnParams& p, cudaStream_t stream) {
         kv_bytes <= fa2_heavy_first_max_kv_bytes() && p.T_q >= fa2_heavy_first_min_tq<kHeadDim>()
             ? Fa2Order::kHeavyFirst
             : Fa2Order::kHeadMajor;
-    return launch_fa2_fwd<Fa2CausalTraits<kHeadDim, false>, T, true>(p, stream, order);
+    return launch_fa2_fwd<Fa2CausalTraits<kHeadDim, false>, T, true>(p, stream,
+                                                                     fa2_causal_order(order));
   }
   if (small) return launch_fa2_fwd<Fa2Traits<kHeadDim, true>, T, false>(p, stream, {});
   return launch_fa2_fwd<Fa2Traits<kHeadDim, false>, T, false>(p, stream, {});

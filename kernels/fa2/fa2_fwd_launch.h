@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include "common/attn_params.h"
+#include "fa2/fa2_traits.h"
 
 namespace fa2b {
 
@@ -15,6 +16,11 @@ cudaError_t run_fa2_fwd(const AttnParams& p, cudaStream_t stream);
 // query tiles, B * H * ceil(T_q / 128) < 4 * (SMs of the current device). The environment
 // variable FA2BENCH_FA2_GRID_CLASS=small|large forces one class (tests of both tile tables).
 bool fa2_small_grid(const AttnParams& p);
+
+// The CTA order of a causal launch: `by_shape` (the rule of fa2_fwd_launch.cuh) unless the
+// environment variable FA2BENCH_FA2_CAUSAL_ORDER=head|heavy forces one (tests of both orders:
+// at D=128 the rule picks head-major only for K/V beyond 256 MiB, which no test shape reaches).
+Fa2Order fa2_causal_order(Fa2Order by_shape);
 
 }  // namespace fa2b
 
