@@ -33,27 +33,23 @@ int sm_count() {
   return n;
 }
 
-// FA2BENCH_FA2_GRID_CLASS: 0 = by shape, 1 = always small, 2 = always large.
+// A test override from the environment: 1 when `name` is `first`, 2 when it is `second`, 0 when
+// unset or anything else (the choice by shape). The callers cache it for the process.
+int env_choice(const char* name, const char* first, const char* second) {
+  const char* env = std::getenv(name);
+  if (env == nullptr) return 0;
+  if (std::strcmp(env, first) == 0) return 1;
+  if (std::strcmp(env, second) == 0) return 2;
+  return 0;
+}
+
 int forced_grid_class() {
-  static const int forced = [] {
-    const char* env = std::getenv("FA2BENCH_FA2_GRID_CLASS");
-    if (env == nullptr) return 0;
-    if (std::strcmp(env, "small") == 0) return 1;
-    if (std::strcmp(env, "large") == 0) return 2;
-    return 0;
-  }();
+  static const int forced = env_choice("FA2BENCH_FA2_GRID_CLASS", "small", "large");
   return forced;
 }
 
-// FA2BENCH_FA2_CAUSAL_ORDER: 0 = by shape, 1 = head-major, 2 = heavy-first.
 int forced_causal_order() {
-  static const int forced = [] {
-    const char* env = std::getenv("FA2BENCH_FA2_CAUSAL_ORDER");
-    if (env == nullptr) return 0;
-    if (std::strcmp(env, "head") == 0) return 1;
-    if (std::strcmp(env, "heavy") == 0) return 2;
-    return 0;
-  }();
+  static const int forced = env_choice("FA2BENCH_FA2_CAUSAL_ORDER", "head", "heavy");
   return forced;
 }
 
