@@ -16,8 +16,7 @@ scripts/h200/build_on_device.sh --target fa2bench > "$out/build.log" 2>&1 || { t
 tail -1 "$out/build.log"
 source scripts/h200/env.sh
 bin=build-h200/fa2bench
-nvidia-smi --query-gpu=index,name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv \
-  > "$dir/gpu_state.txt"
+gpu_state > "$dir/gpu_state.txt"
 $bin devices > "$dir/devices.txt"
 for cfg in ${configs[@]}; do
   for devs in 0 all; do

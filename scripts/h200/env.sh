@@ -10,3 +10,8 @@ if [ -n "$cudnn_dir" ]; then
   [ -f "$cudnn_dir/lib/libcudnn.so.9" ] && export FA2BENCH_CUDNN_PATH="$cudnn_dir/lib/libcudnn.so.9"
 fi
 unset cudnn_dir
+
+# The GPUs' clocks, temperature and power as a run starts (read only), for its records.
+gpu_state() {
+  nvidia-smi --query-gpu=index,name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
+}

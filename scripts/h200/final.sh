@@ -20,8 +20,7 @@ scripts/h200/build_on_device.sh > "$out/build.log" 2>&1 || { tail -30 "$out/buil
 tail -1 "$out/build.log"
 source scripts/h200/env.sh
 bin=build-h200/fa2bench
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv \
-  > results/h200/gpu_state.txt
+gpu_state > results/h200/gpu_state.txt
 $bin devices > results/h200/devices.txt
 if [[ $stages == *test* ]]; then
   (time ctest --test-dir build-h200 --output-on-failure -j 4) > results/h200/logs/ctest.log 2>&1

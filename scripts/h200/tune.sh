@@ -25,8 +25,7 @@ tail -1 "$logs/build.log"
 grep -E "Compiling entry function|registers|spill" "$logs/build.log" > "$logs/ptxas.txt"
 grep -E "[1-9][0-9]* bytes spill" "$logs/build.log" | head -5
 bin=$build/fa2bench
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv \
-  > "$logs/gpu_state.txt"
+gpu_state > "$logs/gpu_state.txt"
 if [[ $stages == *test* ]]; then
   (time ctest --test-dir "$build" --output-on-failure -j 4) > "$logs/ctest.log" 2>&1
   grep -E "tests passed|FAILED|Failed|real" "$logs/ctest.log" | tail -12

@@ -15,8 +15,7 @@ pack() { tar czf "$out/results_h200.tgz" results/h200; }
 source scripts/h200/env.sh
 # libfmt and friends travel with the Debian packages (see README "Development").
 export LD_LIBRARY_PATH=$PWD/.carry/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv \
-  > "$logs/gpu_state.txt"
+gpu_state > "$logs/gpu_state.txt"
 bash scripts/h200/fa2_tests.sh "$bin_dir/fa2bench_gpu_tests" "$logs"
 pack
 for pair in ${TUNES:-}; do
