@@ -242,7 +242,8 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
         std::uint32_t qa[kMT][4];
 #pragma unroll
         for (int mi = 0; mi < kMT; ++mi) {
-          if (ks < kQRegs) {
+          if (ks < kQRegs) {  // resolved at compile time once the ks loop is unrolled
+            // The clamp only keeps the index in bounds in the branch the compiler drops.
 #pragma unroll
             for (int e = 0; e < 4; ++e) qa[mi][e] = q_frag[mi][ks < kQRegs ? ks : 0][e];
           } else {
