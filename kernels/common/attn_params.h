@@ -36,4 +36,18 @@ struct AttnParams {
   KernelDType dtype = KernelDType::fp16;
 };
 
+// The backward of one attention call (training). `fwd` holds the forward's tensors, all read
+// here: Q, K, V, the forward's output O and its saved LSE. d_o is the incoming gradient dL/dO
+// (laid out like O, so O's strides address it); the outputs d_q, d_k, d_v are laid out like Q,
+// K and V (their strides). With grouped-query attention dK and dV of a KV head are the sums
+// over the query heads of its group. Workspaces (fp32 dQ accumulators, the row sums
+// D_i = rowsum(dO o O)) belong to the backend, which allocates them in prepare().
+struct AttnBwdParams {
+  AttnParams fwd;
+  const void* d_o = nullptr;
+  void* d_q = nullptr;
+  void* d_k = nullptr;
+  void* d_v = nullptr;
+};
+
 }  // namespace fa2b
