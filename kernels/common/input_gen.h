@@ -14,7 +14,8 @@
 
 namespace fa2b {
 
-enum class InputTensor : std::uint32_t { q = 1, k = 2, v = 3 };
+// d_o: the incoming gradient dL/dO of a training-mode case.
+enum class InputTensor : std::uint32_t { q = 1, k = 2, v = 3, d_o = 4 };
 enum class KernelInputDist : int { normal = 0, uniform = 1, large = 2, nan = 3 };
 
 FA2B_HD std::uint64_t splitmix64(std::uint64_t x) {

@@ -1,0 +1,46 @@
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <string>
+
+#include "common/layout_support.h"
+#include "fa2/fa2_bwd.h"
+#include "fa2/fa2_bwd_launch.h"
+#include "fa2/fa2_fwd.h"
+#include "fa2/static_switch.h"
+
+namespace fa2b {
+
+bool fa2_bwd_supported(const AttnParams& p, std::string* why) {
+  // Same dtypes, head dims and layout rules as the forward, whose LSE the backward reads.
+  if (!fa2_fwd_supported(p, why)) return false;
+  if (p.H_kv > 65535 || p.B > 65535) {
+    return support_fail(why, "fa2 backward needs B and H_kv <= 65535 (grid y and z)");
+  }
+  const std::int64_t key_blocks = (static_cast<std::int64_t>(p.T_k) + 63) / 64;
+  if (key_blocks > 0x7fffffffLL) return support_fail(why, "fa2 backward grid too large (T_k)");
+  return true;
+}
+
+std::size_t fa2_bwd_workspace_bytes(const AttnParams& p) {
+  return 4ull * static_cast<std::size_t>(p.B) * static_cast<std::size_t>(p.H) *
+         static_cast<std::size_t>(p.T_q) * (static_cast<std::size_t>(p.D) + 1);
+}
+
+cudaError_t fa2_bwd(const AttnBwdParams& p, void* workspace, cudaStream_t stream) {
+  std::string why;
+  if (!fa2_bwd_supported(p.fwd, &why)) return cudaErrorInvalidValue;
+  if (!aligned16(p.d_o) || !aligned16(p.d_q) || !aligned16(p.d_k) || !aligned16(p.d_v) ||
+      !aligned16(workspace) || p.fwd.lse == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  float* dq_accum = static_cast<float*>(workspace);
+  float* d_sum = dq_accum + static_cast<std::size_t>(p.fwd.B) * p.fwd.H * p.fwd.T_q * p.fwd.D;
+  return FA2_FP16_SWITCH(p.fwd.dtype == KernelDType::bf16, T, [&] {
+    return FA2_HEADDIM_SWITCH(p.fwd.D, kD,
+                              [&] { return run_fa2_bwd<T, kD>(p, dq_accum, d_sum, stream); });
+  });
+}
+
+}  // namespace fa2b

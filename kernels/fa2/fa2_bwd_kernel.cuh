@@ -1,0 +1,312 @@
+// FlashAttention-2 backward kernels (Dao 2023, algorithm 2) on mma.sync tensor cores.
+//
+// fa2_bwd_preprocess: D_i = rowsum(dO o O) for every query row, and the fp32 dQ accumulator
+// zeroed. fa2_bwd_kernel: one CTA per (key block, KV head, batch); K and V stay in shared
+// memory, dK and dV in registers, while the CTA walks every query block of every query head of
+// its group (so grouped-query dK/dV are summed on chip). Per query block it recomputes
+// P = exp(S * scale - LSE) from the saved LSE, forms dS = P o (dP - D_i), accumulates
+// dV += P^T dO and dK += dS^T Q, and adds dQ += dS K into the fp32 accumulator with atomics
+// (other key blocks add to the same rows). fa2_bwd_convert_dq: scale * accumulator -> dQ.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "common/attn_params.h"
+#include "common/cp_async.cuh"
+#include "common/mma.cuh"
+#include "common/smem_swizzle.cuh"
+#include "fa2/fa2_bwd_traits.h"
+#include "fa2/fa2_tile_io.cuh"
+#include "fa2/fa2_warp_gemm.cuh"
+
+namespace fa2b {
+namespace fa2 {
+
+// Eight b16 values as floats.
+template <typename T>
+__device__ __forceinline__ void unpack8(const uint4& raw, float (&out)[8]) {
+  const T* h = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<float>(h[i]);
+}
+
+// One warp per query row: d_sum[row] = sum_d dO[row, d] * O[row, d]; dq_accum[row, :] = 0.
+template <typename T, int kHeadDim>
+__global__ void __launch_bounds__(256) fa2_bwd_preprocess(const AttnBwdParams p, float* dq_accum,
+                                                          float* d_sum) {
+  constexpr int kChunks = kHeadDim / 8;
+  const std::int64_t rows = static_cast<std::int64_t>(p.fwd.B) * p.fwd.H * p.fwd.T_q;
+  const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * 8 + threadIdx.x / 32;
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  if (row >= rows) return;
+  const int i = static_cast<int>(row % p.fwd.T_q);
+  const std::int64_t bh = row / p.fwd.T_q;
+  const int h = static_cast<int>(bh % p.fwd.H);
+  const int b = static_cast<int>(bh / p.fwd.H);
+  const std::int64_t off = b * p.fwd.o_batch_stride + h * p.fwd.o_head_stride + i * p.fwd.o_row_stride;
+  float sum = 0.f;
+  if (lane < kChunks) {
+    float o[8], d_o[8];
+    unpack8<T>(*reinterpret_cast<const uint4*>(static_cast<const T*>(p.fwd.o) + off + lane * 8), o);
+    unpack8<T>(*reinterpret_cast<const uint4*>(static_cast<const T*>(p.d_o) + off + lane * 8), d_o);
+#pragma unroll
+    for (int e = 0; e < 8; ++e) sum = fmaf(o[e], d_o[e], sum);
+  }
+#pragma unroll
+  for (int w = 16; w > 0; w >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, w);
+  if (lane == 0) d_sum[row] = sum;
+  float4* acc = reinterpret_cast<float4*>(dq_accum + row * kHeadDim);
+  for (int c = lane; c < kHeadDim / 4; c += 32) acc[c] = make_float4(0.f, 0.f, 0.f, 0.f);
+}
+
+// dQ = scale * accumulator, eight elements per thread, in Q's layout.
+template <typename T, int kHeadDim>
+__global__ void __launch_bounds__(256) fa2_bwd_convert_dq(const AttnBwdParams p,
+                                                          const float* dq_accum) {
+  constexpr int kChunks = kHeadDim / 8;
+  const std::int64_t idx = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::int64_t rows = static_cast<std::int64_t>(p.fwd.B) * p.fwd.H * p.fwd.T_q;
+  if (idx >= rows * kChunks) return;
+  const std::int64_t row = idx / kChunks;
+  const int c = static_cast<int>(idx % kChunks);
+  const int i = static_cast<int>(row % p.fwd.T_q);
+  const std::int64_t bh = row / p.fwd.T_q;
+  const int h = static_cast<int>(bh % p.fwd.H);
+  const int b = static_cast<int>(bh / p.fwd.H);
+  const float4* src = reinterpret_cast<const float4*>(dq_accum + row * kHeadDim + c * 8);
+  const float4 lo = src[0], hi = src[1];
+  const float s = p.fwd.scale;
+  uint4 out;
+  out.x = pack2<T>(lo.x * s, lo.y * s);
+  out.y = pack2<T>(lo.z * s, lo.w * s);
+  out.z = pack2<T>(hi.x * s, hi.y * s);
+  out.w = pack2<T>(hi.z * s, hi.w * s);
+  T* dq = static_cast<T*>(p.d_q) + b * p.fwd.q_batch_stride + h * p.fwd.q_head_stride +
+          static_cast<std::int64_t>(i) * p.fwd.q_row_stride + c * 8;
+  *reinterpret_cast<uint4*>(dq) = out;
+}
+
+template <typename Traits, typename T, bool kCausal>
+__global__ void __launch_bounds__(Traits::kThreads, 1)
+    fa2_bwd_kernel(const AttnBwdParams p, float* dq_accum, const float* d_sum) {
+  constexpr int kBM = Traits::kBlockM;
+  constexpr int kBN = Traits::kBlockN;
+  constexpr int kD = Traits::kHeadDim;
+  constexpr int kPitch = Traits::kPitch;
+  constexpr int kPitchN = Traits::kPitchN;
+  constexpr int kSdPMT = Traits::kSdPRows / 16;  // 16-row strips per warp
+  constexpr int kSdPNT = Traits::kSdPCols / 8;   // 8-column tiles per strip
+  constexpr int kKVMT = Traits::kKVRows / 16;
+  constexpr int kKVNT = Traits::kKVCols / 8;
+  constexpr int kQMT = Traits::kQRows / 16;
+  constexpr int kQNT = Traits::kQCols / 8;
+  constexpr float kLog2e = 1.4426950408889634f;
+
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  T* sQ = reinterpret_cast<T*>(smem_raw);
+  T* sdO = sQ + kBM * kPitch;
+  T* sK = sdO + kBM * kPitch;
+  T* sV = sK + kBN * kPitch;
+  T* sP = sV + kBN * kPitch;
+  T* sdS = sP + kBM * kPitchN;
+  float* sLse = reinterpret_cast<float*>(sdS + kBM * kPitchN);  // LSE * log2(e); +inf: P = 0
+  float* sDi = sLse + kBM;
+
+  const int tid = static_cast<int>(threadIdx.x);
+  const int warp = tid / 32;
+  const int lane = tid % 32;
+  const int g = lane >> 2;
+  const int t = lane & 3;
+
+  const AttnParams& f = p.fwd;
+  const int n_block = static_cast<int>(blockIdx.x);
+  const int h_kv = static_cast<int>(blockIdx.y);
+  const int b = static_cast<int>(blockIdx.z);
+  const int group = f.H / f.H_kv;
+  const int n0 = n_block * kBN;
+  const int diag = f.T_k - f.T_q;  // bottom-right causal: row i sees keys j <= i + diag
+
+  const T* k = static_cast<const T*>(f.k) + b * f.k_batch_stride + h_kv * f.k_head_stride;
+  const T* v = static_cast<const T*>(f.v) + b * f.v_batch_stride + h_kv * f.v_head_stride;
+
+  // Query blocks that see a key of this block: under the causal mask the first is the one
+  // holding row n0 - diag; the same range for every head of the group.
+  const int num_m = (f.T_q + kBM - 1) / kBM;
+  const int m_first = kCausal ? min(num_m, max(0, n0 - diag) / kBM) : 0;
+  const int m_count = num_m - m_first;
+  const int iterations = m_count * group;
+
+  float acc_dk[kKVMT][kKVNT][4];
+  float acc_dv[kKVMT][kKVNT][4];
+#pragma unroll
+  for (int mi = 0; mi < kKVMT; ++mi) {
+#pragma unroll
+    for (int j = 0; j < kKVNT; ++j) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc_dk[mi][j][e] = acc_dv[mi][j][e] = 0.f;
+    }
+  }
+
+  // Stages Q, dO (cp.async) and LSE, D_i (plain loads) of iteration `it`.
+  auto load_query_block = [&](int it) {
+    const int h = h_kv * group + it / m_count;
+    const int m0 = (m_first + it % m_count) * kBM;
+    const T* q = static_cast<const T*>(f.q) + b * f.q_batch_stride + h * f.q_head_stride;
+    const T* d_o = static_cast<const T*>(p.d_o) + b * f.o_batch_stride + h * f.o_head_stride;
+    load_tile<Traits, kBM>(sQ, q, f.q_row_stride, m0, f.T_q, tid);
+    load_tile<Traits, kBM>(sdO, d_o, f.o_row_stride, m0, f.T_q, tid);
+    cp_async_commit();
+    if (tid < kBM) {
+      const std::int64_t row = (static_cast<std::int64_t>(b) * f.H + h) * f.T_q + m0 + tid;
+      const bool in = m0 + tid < f.T_q;
+      const float lse = in ? f.lse[row] : INFINITY;
+      // A row that saw no key has LSE = -inf and zero probabilities; +inf gives exp2 = 0.
+      sLse[tid] = lse == -INFINITY ? INFINITY : lse * kLog2e;
+      sDi[tid] = in ? d_sum[row] : 0.f;
+    }
+  };
+
+  if (iterations > 0) {
+    load_tile<Traits, kBN>(sK, k, f.k_row_stride, n0, f.T_k, tid);
+    load_tile<Traits, kBN>(sV, v, f.v_row_stride, n0, f.T_k, tid);
+    cp_async_commit();
+    load_query_block(0);
+  }
+
+  const float scale_log2 = f.scale * kLog2e;
+  for (int it = 0; it < iterations; ++it) {
+    const int h = h_kv * group + it / m_count;
+    const int m0 = (m_first + it % m_count) * kBM;
+    cp_async_wait<0>();
+    __syncthreads();  // Q, dO, LSE, D_i of this block landed; dS of the last one fully read
+
+    // ---- S = Q K^T, dP = dO V^T; P and dS to shared memory ----
+    {
+      const int wm = warp % Traits::kSdPWarpsM;
+      const int wn = warp / Traits::kSdPWarpsM;
+      const bool need_mask =
+          n0 + kBN > f.T_k || (kCausal && n0 + kBN - 1 > m0 + diag);
+#pragma unroll
+      for (int mi = 0; mi < kSdPMT; ++mi) {
+        const int r0 = wm * Traits::kSdPRows + mi * 16;  // strip's first row in the block
+        const int c0 = wn * Traits::kSdPCols;            // warp's first key column
+        float s[kSdPNT][4], dp[kSdPNT][4];
+#pragma unroll
+        for (int j = 0; j < kSdPNT; ++j) {
+#pragma unroll
+          for (int e = 0; e < 4; ++e) s[j][e] = dp[j][e] = 0.f;
+        }
+        warp_gemm_16xn<T, kD, kSdPNT, false, false, kD, kD>(s, sQ, r0, 0, sK, c0, 0, lane);
+        warp_gemm_16xn<T, kD, kSdPNT, false, false, kD, kD>(dp, sdO, r0, 0, sV, c0, 0, lane);
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          const int row = r0 + g + 8 * r;
+          const float lse = sLse[row];
+          const float di = sDi[row];
+#pragma unroll
+          for (int j = 0; j < kSdPNT; ++j) {
+            float pv[2], ds[2];
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              const int col = c0 + j * 8 + 2 * t + e;
+              float prob = fast_exp2(fmaf(s[j][2 * r + e], scale_log2, -lse));
+              if (need_mask) {
+                const int key = n0 + col;
+                if (key >= f.T_k || (kCausal && key > m0 + row + diag)) prob = 0.f;
+              }
+              pv[e] = prob;
+              ds[e] = prob * (dp[j][2 * r + e] - di);
+            }
+            const int off = SwizzledTile<kBN>::offset(row, c0 + j * 8) + 2 * t;
+            *reinterpret_cast<std::uint32_t*>(sP + off) = pack2<T>(pv[0], pv[1]);
+            *reinterpret_cast<std::uint32_t*>(sdS + off) = pack2<T>(ds[0], ds[1]);
+          }
+        }
+      }
+    }
+    __syncthreads();  // P and dS complete
+
+    // ---- dV += P^T dO, dK += dS^T Q (keys are the rows; queries the reduction) ----
+    {
+      const int wn = warp % Traits::kKVWarpsN;
+      const int wd = warp / Traits::kKVWarpsN;
+#pragma unroll
+      for (int mi = 0; mi < kKVMT; ++mi) {
+        const int key0 = wn * Traits::kKVRows + mi * 16;
+        const int d0 = wd * Traits::kKVCols;
+        warp_gemm_16xn<T, kBM, kKVNT, true, true, kBN, kD>(acc_dv[mi], sP, 0, key0, sdO, 0, d0,
+                                                           lane);
+        warp_gemm_16xn<T, kBM, kKVNT, true, true, kBN, kD>(acc_dk[mi], sdS, 0, key0, sQ, 0, d0,
+                                                           lane);
+      }
+    }
+    __syncthreads();  // Q, dO, P no longer read: the next block may land
+
+    if (it + 1 < iterations) load_query_block(it + 1);
+
+    // ---- dQ += dS K into the fp32 accumulator ----
+    {
+      const int wm = warp % Traits::kQWarpsM;
+      const int wd = warp / Traits::kQWarpsM;
+      float* dq = dq_accum + ((static_cast<std::int64_t>(b) * f.H + h) * f.T_q) * kD;
+#pragma unroll
+      for (int mi = 0; mi < kQMT; ++mi) {
+        const int r0 = wm * Traits::kQRows + mi * 16;
+        const int d0 = wd * Traits::kQCols;
+        float acc[kQNT][4];
+#pragma unroll
+        for (int j = 0; j < kQNT; ++j) {
+#pragma unroll
+          for (int e = 0; e < 4; ++e) acc[j][e] = 0.f;
+        }
+        warp_gemm_16xn<T, kBN, kQNT, false, true, kBN, kD>(acc, sdS, r0, 0, sK, 0, d0, lane);
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          const int row = m0 + r0 + g + 8 * r;
+          if (row < f.T_q) {
+            float* dst = dq + static_cast<std::int64_t>(row) * kD + d0 + 2 * t;
+#pragma unroll
+            for (int j = 0; j < kQNT; ++j) {
+              atomicAdd(dst + j * 8, acc[j][2 * r]);
+              atomicAdd(dst + j * 8 + 1, acc[j][2 * r + 1]);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // ---- dK (scaled), dV to global, rows of this key block below T_k ----
+  {
+    const int wn = warp % Traits::kKVWarpsN;
+    const int wd = warp / Traits::kKVWarpsN;
+    T* dk = static_cast<T*>(p.d_k) + b * f.k_batch_stride + h_kv * f.k_head_stride;
+    T* dv = static_cast<T*>(p.d_v) + b * f.v_batch_stride + h_kv * f.v_head_stride;
+#pragma unroll
+    for (int mi = 0; mi < kKVMT; ++mi) {
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const int key = n0 + wn * Traits::kKVRows + mi * 16 + g + 8 * r;
+        if (key >= f.T_k) continue;
+        const int col0 = wd * Traits::kKVCols + 2 * t;
+#pragma unroll
+        for (int j = 0; j < kKVNT; ++j) {
+          const int col = col0 + j * 8;
+          *reinterpret_cast<std::uint32_t*>(dk + static_cast<std::int64_t>(key) * f.k_row_stride +
+                                            col) =
+              pack2<T>(acc_dk[mi][j][2 * r] * f.scale, acc_dk[mi][j][2 * r + 1] * f.scale);
+          *reinterpret_cast<std::uint32_t*>(dv + static_cast<std::int64_t>(key) * f.v_row_stride +
+                                            col) =
+              pack2<T>(acc_dv[mi][j][2 * r], acc_dv[mi][j][2 * r + 1]);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace fa2
+}  // namespace fa2b

@@ -1,0 +1,56 @@
+// Tile shapes of the FA2 backward kernel, one set per head dim.
+//
+// A CTA owns kBlockN keys of one KV head and walks every query block of every query head of
+// its group, kBlockM query rows at a time. Each of the three products of an iteration spreads
+// its output over the kWarps warps in its own grid, a warp owning 16-row strips:
+//   S = Q K^T and dP = dO V^T  [kBlockM x kBlockN]:  kSdPWarpsM x (kWarps / kSdPWarpsM)
+//   dV += P^T dO, dK += dS^T Q [kBlockN x D]:        kKVWarpsN  x (kWarps / kKVWarpsN)
+//   dQ += dS K                 [kBlockM x D]:        kQWarpsM   x (kWarps / kQWarpsM)
+// dK and dV stay in registers for the whole CTA, so their grid sets the register budget.
+#pragma once
+
+namespace fa2b {
+
+template <int kHeadDim_, int kBlockM_, int kBlockN_, int kWarps_, int kSdPWarpsM_,
+          int kKVWarpsN_, int kQWarpsM_>
+struct Fa2BwdTraitsBase {
+  static constexpr int kHeadDim = kHeadDim_;
+  static constexpr int kBlockM = kBlockM_;
+  static constexpr int kBlockN = kBlockN_;
+  static constexpr int kWarps = kWarps_;
+  static constexpr int kThreads = kWarps * 32;
+  static constexpr int kPitch = (kHeadDim + 63) / 64 * 64;  // rows of Q, dO, K, V (swizzle)
+  static constexpr int kPitchN = (kBlockN + 63) / 64 * 64;  // rows of P and dS
+
+  static constexpr int kSdPWarpsM = kSdPWarpsM_;
+  static constexpr int kSdPWarpsN = kWarps / kSdPWarpsM;
+  static constexpr int kSdPRows = kBlockM / kSdPWarpsM;  // per warp
+  static constexpr int kSdPCols = kBlockN / kSdPWarpsN;
+  static constexpr int kKVWarpsN = kKVWarpsN_;
+  static constexpr int kKVWarpsD = kWarps / kKVWarpsN;
+  static constexpr int kKVRows = kBlockN / kKVWarpsN;
+  static constexpr int kKVCols = kHeadDim / kKVWarpsD;
+  static constexpr int kQWarpsM = kQWarpsM_;
+  static constexpr int kQWarpsD = kWarps / kQWarpsM;
+  static constexpr int kQRows = kBlockM / kQWarpsM;
+  static constexpr int kQCols = kHeadDim / kQWarpsD;
+
+  // Q, dO (kBlockM rows), K, V (kBlockN rows), P, dS (kBlockM x kBlockN), then LSE and D_i.
+  static constexpr int kSmemBytes =
+      (2 * kBlockM * kPitch + 2 * kBlockN * kPitch + 2 * kBlockM * kPitchN) * 2 + 2 * kBlockM * 4;
+
+  static_assert(kHeadDim % 32 == 0, "head dim must be a multiple of 32");
+  static_assert(kBlockM % (kThreads / 8) == 0 && kBlockN % (kThreads / 8) == 0,
+                "tiles load in passes of kThreads / 8 rows");
+  static_assert(kBlockM <= kThreads, "one thread stages each row's LSE and D_i");
+  static_assert(kSdPRows % 16 == 0 && kSdPCols % 16 == 0, "S/dP warp tile");
+  static_assert(kKVRows % 16 == 0 && kKVCols % 16 == 0, "dK/dV warp tile");
+  static_assert(kQRows % 16 == 0 && kQCols % 16 == 0, "dQ warp tile");
+};
+
+// clang-format off
+//                                                                D    Bm  Bn  warps SdP_M KV_N Q_M
+template <int kHeadDim> struct Fa2BwdTraits : Fa2BwdTraitsBase<kHeadDim, 64, 64, 8,    4,    4,   4> {};
+// clang-format on
+
+}  // namespace fa2b

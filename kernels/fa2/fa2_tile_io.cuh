@@ -1,0 +1,89 @@
+// Shared-memory tile I/O and small device helpers of the FA2 kernels (forward and backward):
+// the swizzled cp.async tile loader, per-lane ldmatrix bases, ex2.approx, and an unhoistable
+// read of threadIdx.x.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "common/cp_async.cuh"
+#include "common/mma.cuh"
+
+namespace fa2b {
+namespace fa2 {
+
+// ex2.approx is what exp2f becomes under fast-math; we want it without fast-math elsewhere.
+// It maps -inf to +0, which the masking relies on.
+__device__ __forceinline__ float fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// Copies rows [row0, row0 + kRows) of a [rows, D] global tile into swizzled shared memory with
+// 16-byte cp.async; rows at or past `row_end` are zero-filled. Eight threads cover one 128-byte
+// row segment (coalesced), and each pass advances kThreads / 8 rows, a multiple of 8, so a
+// thread's swizzle key never changes: all shared and global addresses are one per-thread base
+// plus compile-time offsets, which keeps the loader from pinning a register per chunk.
+template <typename Traits, int kRows, typename T>
+__device__ __forceinline__ void load_tile(T* smem, const T* gmem, std::int64_t ld, int row0,
+                                          int row_end, int tid) {
+  constexpr int kChunks = Traits::kHeadDim / 8;
+  constexpr int kGroups = (kChunks + 7) / 8;  // 8-chunk (128-byte) groups per row
+  constexpr int kRowsPerPass = Traits::kThreads / 8;
+  constexpr int kPasses = kRows / kRowsPerPass;
+  constexpr int kPitch = Traits::kPitch;
+  static_assert(kRows % kRowsPerPass == 0 && kRowsPerPass % 8 == 0, "loader tiling");
+  const int r = tid >> 3;
+  const int c = tid & 7;
+  const std::uint32_t s_base =
+      smem_u32(smem) + static_cast<std::uint32_t>((r * kPitch + ((c ^ (r & 7)) * 8)) * 2);
+  const T* g = gmem + static_cast<std::int64_t>(row0 + r) * ld + c * 8;
+  const int rows_left = row_end - row0 - r;
+#pragma unroll
+  for (int ps = 0; ps < kPasses; ++ps) {
+    const bool row_ok = ps * kRowsPerPass < rows_left;
+#pragma unroll
+    for (int grp = 0; grp < kGroups; ++grp) {
+      if (kChunks % 8 != 0 && grp == kGroups - 1 && c >= kChunks % 8) continue;
+      const std::uint32_t dst =
+          s_base + static_cast<std::uint32_t>((ps * kRowsPerPass * kPitch + grp * 64) * 2);
+      // A zero-filled copy reads nothing, but still gets an in-bounds address.
+      cp_async_16(dst, row_ok ? g + grp * 64 : gmem, row_ok);
+    }
+    g += kRowsPerPass * ld;
+  }
+}
+
+// Per-lane ldmatrix base addresses, one per value of (logical chunk % 8) / 2. The swizzle XOR
+// of a compile-time chunk with the lane's key is not an addition, so it is resolved here once;
+// inside the loops every address is then base[i] + a compile-time offset, which the compiler
+// folds into the instruction's immediate instead of keeping dozens of hoisted addresses live.
+// `lane_row` is the lane's row inside an 8-row-aligned group, `half` its extra chunk (0 or 1).
+template <int kPitch>
+struct LdsmBases {
+  std::uint32_t base[4];
+  __device__ __forceinline__ LdsmBases(std::uint32_t smem, int lane_row, int half) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int chunk = (2 * i + half) ^ (lane_row & 7);
+      base[i] = smem + static_cast<std::uint32_t>((lane_row * kPitch + chunk * 8) * 2);
+    }
+  }
+  // Address of tile row `row_const` (a multiple of 8) and logical chunk `chunk_even` (even).
+  __device__ __forceinline__ std::uint32_t at(int row_const, int chunk_even) const {
+    return base[(chunk_even & 7) >> 1] +
+           static_cast<std::uint32_t>((row_const * kPitch + (chunk_even & ~7) * 8) * 2);
+  }
+};
+
+// threadIdx.x through a volatile read, which the compiler may not hoist out of a loop.
+__device__ __forceinline__ int thread_index_unhoisted() {
+  int tid;
+  asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(tid));
+  return tid;
+}
+
+}  // namespace fa2
+}  // namespace fa2b
