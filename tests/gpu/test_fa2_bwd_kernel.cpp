@@ -181,7 +181,9 @@ void expect_close(const char* name, const HostTensor& got, const HostTensor& wan
   const double tol_max = dt == DType::bf16 ? 3e-2 : 5e-3;
   const double tol_l2 = dt == DType::bf16 ? 2e-2 : 3e-3;
   if (max_ref == 0) {
-    EXPECT_EQ(max_err, 0) << name;
+    // An exactly zero gradient (T = 1: one key, P = 1, so dS = dP - D_i cancels) comes back as
+    // fp32 rounding noise of the O(1) terms that cancel.
+    EXPECT_LE(max_err, 1e-4) << name;
     return;
   }
   EXPECT_LE(max_err / max_ref, tol_max) << name << ": max abs err " << max_err << ", max |ref| "
