@@ -2,6 +2,7 @@
 # Times the fa2 backward under other tile tables (tuning exploration, device only): rewrites the
 # generic Fa2BwdTraits line for each "Bm Bn SdP_M KV_N Q_M" argument, rebuilds /tmp/b, runs the
 # disabled Fa2BwdBench harness. Leaves the last table in the tree: run it on a copy.
+set -uo pipefail
 for v in "$@"; do
   set -- $v
   sed -i -E "s/^template <int kHeadDim> struct Fa2BwdTraits : Fa2BwdTraitsBase<kHeadDim, [0-9]+, [0-9]+, 8, +[0-9]+, +[0-9]+, +[0-9]+>/template <int kHeadDim> struct Fa2BwdTraits : Fa2BwdTraitsBase<kHeadDim, $1, $2, 8,    $3,    $4,   $5>/" kernels/fa2/fa2_bwd_traits.h
