@@ -49,8 +49,14 @@ struct Fa2BwdTraitsBase {
 };
 
 // clang-format off
-//                                                                D    Bm  Bn  warps SdP_M KV_N Q_M
-template <int kHeadDim> struct Fa2BwdTraits : Fa2BwdTraitsBase<kHeadDim, 64, 64, 8,    4,    4,   4> {};
+// Measured on the H200 (results/NOTES.md, "fa2 backward"): 128-key blocks beat 64 by 12-35% at
+// D <= 128 (half the dQ atomics per FLOP, wider warp tiles); at D > 128 their dK/dV
+// accumulators no longer fit the register file, so the large head dims keep 64-key blocks.
+//                                                                   D    Bm  Bn  warps SdP_M KV_N Q_M
+template <int kHeadDim, bool kLarge = (kHeadDim > 128)>
+struct Fa2BwdTraits : Fa2BwdTraitsBase<kHeadDim, 64, 128, 8,    2,    4,   4> {};
+template <int kHeadDim>
+struct Fa2BwdTraits<kHeadDim, true> : Fa2BwdTraitsBase<kHeadDim, 64, 64, 8,    4,    4,   4> {};
 // clang-format on
 
 }  // namespace fa2b
