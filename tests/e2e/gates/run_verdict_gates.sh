@@ -31,10 +31,9 @@ CASES=(
   "check|1|verdict_no_nonfinite.json|has no nonfinite (its results have no accuracy.nonfinite)"
   "check|2|verdict_echo_edited.json|verdict_echo_edited.json: /config/echo was edited"
   "check|1|verdict_all_crashed_no_checks.json|results_usable"
-  "check|1|verdict_shard_0_of_2.json|results incomplete"
   "check|1|verdict_new_backend_missing.json|results incomplete: 3 of 6 cases"
   "merge|1|verdict_interrupted.json|results incomplete: 3 of 6 cases (interrupted)"
-  "merge|1|verdict_shard_0_of_2.json|shard 1/2 missing"
+  "merge|1|verdict_shard_0_of_3.json|shards 1/3, 2/3 missing"
   "merge|1|verdict_case_error.json|is error: crafted error"
   "merge|1|verdict_median_inf.json|time_ms.median is inf"
   "merge|1|verdict_all_crashed_no_checks.json|results_usable"
@@ -52,7 +51,7 @@ CASES=(
   "compare|1|verdict_no_memory_block.json|no memory block"
   "compare|1|verdict_no_nonfinite.json|no accuracy.nonfinite count"
   "compare|1|verdict_all_crashed_no_checks.json|ok→error"
-  "compare|1|verdict_shard_0_of_2.json|only in BASE (missing in NEW)"
+  "compare|1|verdict_shard_0_of_3.json|only in BASE (missing in NEW)"
   "sweep:faulty-segv|1|verdict_sweep_dropped_checks.json|results_usable"
   "sweep:faulty-segv,fa2|1|verdict_sweep_unselected_error.json|is error"
 )
@@ -72,7 +71,7 @@ for entry in "${CASES[@]}"; do
 done
 
 # The escape hatches, each for its own kind of gap only.
-expect_exit 0 "$BIN" merge "$G/verdict_shard_0_of_2.json" -o "$TMP/m.json" --allow-partial
+expect_exit 0 "$BIN" merge "$G/verdict_shard_0_of_3.json" -o "$TMP/m.json" --allow-partial
 expect_exit 1 "$BIN" merge "$G/verdict_interrupted.json" -o "$TMP/m.json" --allow-partial
 expect_exit 0 "$BIN" compare "$BASE" "$G/verdict_missing_case.json" --fail-on-regression \
   --allow-missing
@@ -97,7 +96,7 @@ json.dump(cfg, open(sys.argv[2], "w"))
 PY
 expect_exit 0 "$FAULTY" sweep --config "$TMP/allowed.json" --target cpu --isolate --quiet \
   --backends faulty-segv,fa2 --out "$TMP/allowed"
-expect_exit 0 "$BIN" check "$TMP/allowed/results.json"
+expect_exit 0 "$FAULTY" check "$TMP/allowed/results.json"  # its echo names faulty-segv
 
 # Every verdict_* file of the folder is exercised above.
 for f in "$G"/verdict_*; do
