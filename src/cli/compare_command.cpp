@@ -78,12 +78,12 @@ int run_compare(const CompareArgs& a) {
     // With --pair a status regression is not a change over time: NEW's backend fails where
     // BASE's works.
     const int status = cmp.counts.regressions - cmp.counts.slower - cmp.counts.unusable;
-    fmt::print(stderr,
-               "fa2bench: {} regression{} ({} slower, {} {}, {} without a usable NEW median)"
-               "{}{}\n",
+    fmt::print(stderr, "fa2bench: {} regression{} ({} slower, {} {}{}){}{}\n",
                cmp.counts.regressions, cmp.counts.regressions == 1 ? "" : "s", cmp.counts.slower,
                status, cmp.by_pair() ? "not ok where the BASE backend is" : "no longer ok",
-               cmp.counts.unusable,
+               cmp.counts.unusable == 0
+                   ? std::string()
+                   : fmt::format(", {} without a usable NEW median", cmp.counts.unusable),
                cmp.failures.empty() ? "" : fmt::format(" and {} more failing", cmp.failures.size()),
                a.fail_on_regression ? "" : "; not failing without --fail-on-regression");
     for (const std::string& f : cmp.failures) fmt::print(stderr, "fa2bench: failing: {}\n", f);
