@@ -118,7 +118,13 @@ MetricOrWhy metric_of(const CaseResult& r, const std::string& metric) {
   }
   m.value = metric_value(r, metric);
   if (m.value) return m;
-  if (r.status != Status::ok) {
+  const bool memory_metric =
+      metric == "peak_bytes" || metric == "workspace_bytes" || metric == "predicted_bytes";
+  if (memory_metric && !r.memory.recorded) {
+    m.why = fmt::format("{} has no {} (its results have no memory block)", r.c.id(), metric);
+  } else if (metric == "nonfinite" && !r.accuracy.nonfinite_recorded) {
+    m.why = fmt::format("{} has no nonfinite (its results have no accuracy.nonfinite)", r.c.id());
+  } else if (r.status != Status::ok) {
     m.why = fmt::format("{} is {}", r.c.id(), to_string(r.status));
     if (!r.reason.empty()) m.why += ": " + r.reason;
   } else if (!r.accuracy.checked && (metric == "max_abs_err" || metric == "mean_abs_err" ||

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "checks/checks.h"
+#include "checks/result_gate.h"
 #include "cli/commands.h"
 #include "cli/load_config_or_report.h"
 #include "cli/tables.h"
@@ -16,6 +17,25 @@ struct CheckArgs {
   std::string summary_md;
 };
 
+// The echo is what `check` judges by: a loosened threshold edited into it must not pass. The
+// sweep recorded sha256 of the echo's canonical text (Config::sha256), so an edit shows.
+bool echo_matches_sha256(const ResultSet& rs, const std::string& file) {
+  if (rs.config_sha256.empty()) {
+    fmt::print(stderr,
+               "fa2bench: {}: /config/sha256 is missing, so its config echo cannot be verified; "
+               "pass the config with --config\n",
+               file);
+    return false;
+  }
+  const std::string actual = sha256_hex(rs.config_echo.dump());
+  if (actual == rs.config_sha256) return true;
+  fmt::print(stderr,
+             "fa2bench: {}: /config/echo was edited: its sha256 is {}, the file records {}; "
+             "refusing to judge by it. Pass the config with --config\n",
+             file, actual.substr(0, 12), rs.config_sha256.substr(0, 12));
+  return false;
+}
+
 int run_check(const CheckArgs& a) {
   ResultSet rs;
   try {
@@ -28,6 +48,7 @@ int run_check(const CheckArgs& a) {
   if (!a.config.empty()) {
     config = load_config_or_report(a.config, {});
   } else {
+    if (!echo_matches_sha256(rs, a.results)) return kExitUsage;
     try {
       config = parse_config(rs.config_echo, rs.config_path + " (echo in " + a.results + ")");
     } catch (const ConfigError& e) {
@@ -37,6 +58,10 @@ int run_check(const CheckArgs& a) {
   }
   if (!config) return kExitUsage;
   rs.checks = evaluate_checks(config->checks, rs.cases);
+  const std::vector<GateProblem> problems =
+      audit_result_set(rs, &*config, GateOptions{config->allow_case_errors, false});
+  apply_gate(problems, config->checks, rs.checks);
+  print_gate_problems(problems);
   if (!a.junit.empty()) write_junit(rs, a.junit);
   if (!a.summary_md.empty()) write_summary_md(rs, a.summary_md);
   fmt::print("checks of {} on {} ({} cases)\n", config->path, a.results, rs.cases.size());
@@ -51,7 +76,12 @@ void add_check_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "check",
       "Re-evaluate checks on a saved results.json, e.g. to gate CI on results produced on a\n"
-      "GPU machine. Uses the config echoed in the results unless --config is given.\n\n"
+      "GPU machine. Uses the config echoed in the results unless --config is given, and\n"
+      "refuses (exit 2) an echo whose sha256 differs from the one recorded with it.\n"
+      "A set that is incomplete (interrupted, cases missing from the config's expansion),\n"
+      "has cases in error/timeout (unless the config says \"allow_case_errors\": true), or an\n"
+      "ok case without a finite median, a memory block or a nonfinite count gives the\n"
+      "affected checks verdict error and exits 1.\n\n"
       "Example:  fa2bench check results/h200/seed_notebook/results.json");
   cmd->add_option("results", args->results, "results.json written by fa2bench sweep")->required();
   cmd->add_option("--config,-c", args->config, "Take the checks from this config instead")

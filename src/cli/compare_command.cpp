@@ -19,6 +19,7 @@ struct CompareArgs {
   std::string out;
   bool fail_on_regression = false;
   bool normalize = false;
+  bool allow_missing = false;
   std::string junit;
   std::string summary_md;
   std::vector<std::string> pairs;  // --pair NEW_BACKEND=BASE_BACKEND, as given
@@ -37,7 +38,8 @@ int run_compare(const CompareArgs& a) {
   try {
     // The pairs are checked against the loaded files, so a typo names the backends they have.
     const CompareOptions options{a.threshold, a.normalize,
-                                 parse_backend_pairs(a.pairs, base, a.base, next, a.next)};
+                                 parse_backend_pairs(a.pairs, base, a.base, next, a.next),
+                                 a.allow_missing};
     cmp = compare_results(base, a.base, next, a.next, options);
   } catch (const CompareError& e) {
     fmt::print(stderr, "fa2bench: {}\n", e.what());
@@ -75,11 +77,16 @@ int run_compare(const CompareArgs& a) {
   if (cmp.has_regression()) {
     // With --pair a status regression is not a change over time: NEW's backend fails where
     // BASE's works.
-    fmt::print(stderr, "fa2bench: {} regression{} ({} slower, {} {}){}\n", cmp.counts.regressions,
-               cmp.counts.regressions == 1 ? "" : "s", cmp.counts.slower,
-               cmp.counts.regressions - cmp.counts.slower,
-               cmp.by_pair() ? "not ok where the BASE backend is" : "no longer ok",
+    const int status = cmp.counts.regressions - cmp.counts.slower - cmp.counts.unusable;
+    fmt::print(stderr, "fa2bench: {} regression{} ({} slower, {} {}{}){}{}\n",
+               cmp.counts.regressions, cmp.counts.regressions == 1 ? "" : "s", cmp.counts.slower,
+               status, cmp.by_pair() ? "not ok where the BASE backend is" : "no longer ok",
+               cmp.counts.unusable == 0
+                   ? std::string()
+                   : fmt::format(", {} without a usable NEW median", cmp.counts.unusable),
+               cmp.failures.empty() ? "" : fmt::format(" and {} more failing", cmp.failures.size()),
                a.fail_on_regression ? "" : "; not failing without --fail-on-regression");
+    for (const std::string& f : cmp.failures) fmt::print(stderr, "fa2bench: failing: {}\n", f);
     if (a.fail_on_regression) return kExitCheckFailed;
   }
   return kExitOk;
@@ -96,7 +103,10 @@ void add_compare_command(CLI::App& app, int& exit_code) {
       "and both runs' p10-p90 intervals: same (within --threshold), faster/slower (beyond it,\n"
       "intervals disjoint), ambiguous (beyond it, intervals overlap), or the status change\n"
       "(e.g. ok→oom). Exit 1 with --fail-on-regression when a case got slower or stopped\n"
-      "being ok; 2 when a file cannot be used.\n\n"
+      "being ok, or NEW is unusable: interrupted, no cases, a case only in BASE or a backend\n"
+      "missing in NEW (unless --allow-missing), a NEW case in error/timeout, or an ok NEW\n"
+      "case without a finite median, memory block or nonfinite count; 2 when a file cannot\n"
+      "be used.\n\n"
       "--pair NEW_BACKEND=BASE_BACKEND compares two backends instead of two runs: cases of\n"
       "NEW_BACKEND in NEW are matched with cases of BASE_BACKEND in BASE by shape (B, H, H_kv,\n"
       "T_q, T_k, D, dtype, causal, layout); BASE and NEW may be the same file. The geomean rows\n"
@@ -115,7 +125,11 @@ void add_compare_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"table", "md", "csv", "json"}));
   cmd->add_option("--out,-o", args->out, "Write the output to this file instead of stdout");
   cmd->add_flag("--fail-on-regression", args->fail_on_regression,
-                "Exit 1 when any case is slower, or ok in BASE and not ok in NEW");
+                "Exit 1 when any case is slower, ok in BASE and not ok in NEW, or NEW is "
+                "unusable (see above); every failure is named on stderr");
+  cmd->add_flag("--allow-missing", args->allow_missing,
+                "Cases only in BASE, backends missing in NEW and cases missing from NEW's "
+                "config do not fail --fail-on-regression (an interrupted NEW still does)");
   cmd->add_flag("--normalize", args->normalize,
                 "Divide each run's TFLOP/s by its device's peak (device.peak_tflops, else "
                 "built in: H200/H100 SXM 989, A100 312, L4 121)");

@@ -16,6 +16,7 @@ struct MergeArgs {
   std::vector<std::string> inputs;
   std::string out;
   bool strict = false;
+  bool allow_partial = false;
   std::string csv;
   std::string summary_md;
   std::string junit;
@@ -31,7 +32,7 @@ int run_merge(const MergeArgs& a) {
   }
   MergeOutcome m;
   try {
-    m = merge_results(inputs, {a.strict});
+    m = merge_results(inputs, {a.strict, a.allow_partial});
   } catch (const MergeError& e) {
     fmt::print(stderr, "fa2bench: {}\n", e.what());
     return kExitUsage;
@@ -53,6 +54,13 @@ int run_merge(const MergeArgs& a) {
   fmt::print("merged {} files: {} cases ({} duplicates dropped) -> {}\n", inputs.size(),
              m.merged.cases.size(), m.duplicates.size(), a.out);
   if (m.checks_evaluated) print_verdict_table(m.merged.checks);
+  constexpr std::size_t kShown = 20;
+  for (std::size_t i = 0; i < m.gate_problems.size() && i < kShown; ++i)
+    fmt::print(stderr, "fa2bench: {}\n", m.gate_problems[i]);
+  if (m.gate_problems.size() > kShown)
+    fmt::print(stderr, "fa2bench: ... and {} more problems\n", m.gate_problems.size() - kShown);
+  // A partial shard set fails even without a config echo to find the missing cases by.
+  if (!m.missing_shards.empty() && !a.allow_partial) return kExitCheckFailed;
   return verdict_exit_code(m.merged.checks);
 }
 
@@ -65,13 +73,17 @@ void add_merge_command(CLI::App& app, int& exit_code) {
       "Merge the results files of one config's shards (sweep --shard I/N) into one results\n"
       "file: refuses files of different configs or schema majors, reports duplicate case ids\n"
       "(the first is kept), and re-evaluates the config's checks on the merged cases.\n"
-      "Exit code from the checks (0 pass, 1 fail), 2 when the files cannot be merged.\n\n"
+      "Exit code from the checks (0 pass, 1 fail), 2 when the files cannot be merged.\n"
+      "A partial shard set (e.g. shard 0/2 alone), an interrupted shard, cases missing from\n"
+      "the config's expansion or in error/timeout exit 1, naming what is missing.\n\n"
       "Example:  fa2bench merge out/shard-*/results.json -o out/all/results.json");
   cmd->add_option("results", args->inputs, "results.json files of the shards")
       ->required()
       ->expected(1, -1);
   cmd->add_option("-o,--out", args->out, "Write the merged results.json here")->required();
   cmd->add_flag("--strict", args->strict, "A duplicate case id is an error (exit 2)");
+  cmd->add_flag("--allow-partial", args->allow_partial,
+                "Missing shards (and the cases they hold) do not fail the merge");
   cmd->add_option("--csv", args->csv, "Also write the merged results as CSV here");
   cmd->add_option("--summary-md", args->summary_md, "Also write a Markdown summary here");
   cmd->add_option("--junit", args->junit, "Also write the check verdicts as JUnit XML here");

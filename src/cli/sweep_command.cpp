@@ -4,12 +4,14 @@
 #include <regex>
 
 #include "checks/checks.h"
+#include "checks/result_gate.h"
 #include "cli/commands.h"
 #include "cli/load_config_or_report.h"
 #include "cli/signals.h"
 #include "cli/sweep_setup.h"
 #include "cli/tables.h"
 #include "report/report.h"
+#include "runner/case_filter.h"
 #include "runner/resume.h"
 #include "runner/shard.h"
 #include "runner/sweep_runner.h"
@@ -144,9 +146,7 @@ int run_sweep_command(SweepArgs a) {
   if (filter) {
     std::vector<Case> kept;
     for (const Case& c : cases)
-      if (std::regex_search(c.id(), *filter) ||
-          std::regex_search(c.role + "/" + c.shape_key(), *filter))
-        kept.push_back(c);
+      if (filter_keeps(*filter, c)) kept.push_back(c);
     cases = std::move(kept);
     if (cases.empty()) {
       fmt::print(stderr, "fa2bench: --filter {} matches none of the config's cases\n", a.filter);
@@ -228,7 +228,14 @@ int run_sweep_command(SweepArgs a) {
   // Interrupted: a signal kept cases from running (one arriving during the last case, which
   // then finished, leaves a complete sweep).
   const bool interrupted = rs.interrupted;
+  rs.filter = a.filter;
   rs.checks = evaluate_checks(config->checks, rs.cases);
+  // The gates' one rule: cases in error/timeout (unless the config allows them), or ok cases
+  // without a usable median, fail the sweep even when no check selects them or overrides
+  // dropped every check.
+  const std::vector<GateProblem> problems =
+      audit_result_set(rs, &*config, GateOptions{config->allow_case_errors, false});
+  apply_gate(problems, config->checks, rs.checks);
 
   write_results_json(rs, (out / "results.json").string());
   write_results_csv(rs, (out / "results.csv").string());
@@ -253,6 +260,7 @@ int run_sweep_command(SweepArgs a) {
     fmt::print(stderr, "fa2bench: the sweep hit an unrecoverable device error: {}\n", why);
     return kExitRuntime;
   }
+  print_gate_problems(problems);
   return verdict_exit_code(rs.checks);
 }
 
@@ -266,7 +274,9 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
       "Run a sweep: every case on the GPU (or the CPU target), verified against a float64\n"
       "reference, timed with CUDA events; then the config's checks. Writes results.json,\n"
       "results.csv, summary.md and results.jsonl (case by case) to --out.\n"
-      "Without --config the built-in quickstart sweep runs.\n\n"
+      "Without --config the built-in quickstart sweep runs. Exit 1 when a check fails, or\n"
+      "when any case ends in error/timeout (unless the config says \"allow_case_errors\":\n"
+      "true) or an ok case has no usable median, even if no check selects it.\n\n"
       "Examples:\n"
       "  fa2bench sweep --config configs/seed_notebook.json --out results/run1\n"
       "  fa2bench sweep --config configs/seed_article.json --backends fa2 --set grid.T=[4096]\n"

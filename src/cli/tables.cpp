@@ -59,4 +59,12 @@ int verdict_exit_code(const std::vector<Verdict>& verdicts) {
   return kExitOk;
 }
 
+void print_gate_problems(const std::vector<GateProblem>& problems) {
+  constexpr std::size_t kShown = 20;  // a sweep of 10 000 crashed cases needs no 10 000 lines
+  for (std::size_t i = 0; i < problems.size() && i < kShown; ++i)
+    fmt::print(stderr, "fa2bench: {}\n", problems[i].reason);
+  if (problems.size() > kShown)
+    fmt::print(stderr, "fa2bench: ... and {} more problems\n", problems.size() - kShown);
+}
+
 }  // namespace fa2b

@@ -10,11 +10,20 @@
 #include <map>
 #include <set>
 
+#include "checks/result_gate.h"
+#include "config/config.h"
+
 namespace fa2b {
 namespace {
 
 bool finite_positive(double v) {
   return std::isfinite(v) && v > 0;
+}
+
+// "time_ms.median is inf" for a median that cannot be judged by.
+std::string median_text(double median) {
+  if (std::isnan(median)) return "time_ms.median is missing";
+  return fmt::format("time_ms.median is {}", median);
 }
 
 double ratio(double num, double den) {
@@ -179,6 +188,7 @@ void count_verdict(const CaseComparison& cc, VerdictCounts& counts) {
       break;
   }
   if (cc.regression) ++counts.regressions;
+  if (cc.kind == ChangeKind::ambiguous && cc.regression) ++counts.unusable;
 }
 
 // Geometric means of the ratios of `cases` that have one (both runs ok).
@@ -287,6 +297,54 @@ std::string pair_form_error(const std::string& value) {
   return "";
 }
 
+// The gates' one rule applied to NEW beyond its matched cases (see Comparison::failures).
+// `regressed` holds NEW's (sweep, id) keys of matched cases already counted as regressions.
+std::vector<std::string> new_run_failures(const ResultSet& next, const std::string& new_file,
+                                          const ResultSet& base, const Comparison& cmp,
+                                          const std::set<std::string>& regressed,
+                                          const std::set<std::string>& matched_ok) {
+  std::vector<std::string> out;
+  if (next.cases.empty()) out.push_back(fmt::format("NEW {} has no cases", new_file));
+  // NEW's own config tells which cases it should hold and whether errors are allowed; a file
+  // without a usable echo is judged without (only "interrupted" then tells it is incomplete).
+  std::optional<Config> config;
+  if (next.config_echo.is_object() && !next.config_echo.empty()) {
+    try {
+      config = parse_config(next.config_echo, next.config_path);
+    } catch (const ConfigError&) {
+      config.reset();
+    }
+  }
+  const GateOptions gate{config && config->allow_case_errors, cmp.options.allow_missing};
+  for (const GateProblem& p : audit_result_set(next, config ? &*config : nullptr, gate)) {
+    if (p.kind == GateProblemKind::incomplete)
+      out.push_back(fmt::format("NEW {}: {}", new_file, p.reason));
+    if (!p.result) continue;
+    const std::string key = sweep_key(*p.result);
+    if (regressed.count(key)) continue;  // its verdict says it already
+    // The median of a case matched with an ok BASE case is judged (and counted) per case.
+    if (p.kind == GateProblemKind::bad_metric && matched_ok.count(key) &&
+        p.reason.find("time_ms.median") != std::string::npos)
+      continue;
+    out.push_back("NEW " + p.reason);
+  }
+  if (cmp.options.allow_missing) return out;
+  if (!cmp.only_base.empty()) {
+    out.push_back(fmt::format(
+        "{} only in BASE (missing in NEW): {}{}",
+        cmp.only_base.size() == 1 ? "1 case" : fmt::format("{} cases", cmp.only_base.size()),
+        cmp.only_base.front(),
+        cmp.only_base.size() > 1 ? fmt::format(" (and {} more)", cmp.only_base.size() - 1) : ""));
+  }
+  if (!cmp.by_pair()) {
+    const std::vector<std::string> new_backends = backends_of(next);
+    for (const std::string& b : backends_of(base)) {
+      if (!contains(new_backends, b)) out.push_back(fmt::format("backend {} is missing in NEW", b));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string_view to_string(ChangeKind k) {
@@ -336,10 +394,17 @@ ChangeVerdict judge_change(const CaseResult& base, const CaseResult& next, doubl
     v.regression = base.status == Status::ok;
     return v;
   }
-  if (!finite_positive(base.time.median) || !finite_positive(next.time.median)) {
-    // Both ok but without a usable median: nothing to judge, and no reason to fail.
+  if (!finite_positive(next.time.median)) {
+    // NEW claims ok without a time: the gates' rule makes that a failure, never a pass.
     v.kind = ChangeKind::ambiguous;
-    v.text = "ambiguous";
+    v.text = "NEW " + median_text(next.time.median);
+    v.regression = true;
+    return v;
+  }
+  if (!finite_positive(base.time.median)) {
+    // Only the reference lacks a time: nothing to judge NEW by, and nothing NEW did wrong.
+    v.kind = ChangeKind::ambiguous;
+    v.text = "ambiguous (BASE " + median_text(base.time.median) + ")";
     return v;
   }
   v.rel_change = next.time.median / base.time.median - 1;
@@ -424,6 +489,12 @@ Comparison compare_results(const ResultSet& base, const std::string& base_file,
     }
   }
   cmp.geomean = geomean_rows(cmp.cases, cmp.by_pair());
+  std::set<std::string> regressed, matched_ok;
+  for (const CaseComparison& cc : cmp.cases) {
+    if (cc.regression) regressed.insert(sweep_key(cc.next));
+    if (cc.base.status == Status::ok) matched_ok.insert(sweep_key(cc.next));
+  }
+  cmp.failures = new_run_failures(next, new_file, base, cmp, regressed, matched_ok);
   return cmp;
 }
 

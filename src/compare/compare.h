@@ -39,6 +39,9 @@ struct CompareOptions {
   // Empty: match by id, i.e. each backend with itself. (The `= {}` keeps `{threshold,
   // normalize}` free of -Wmissing-field-initializers.)
   std::vector<BackendPair> pairs = {};
+  // --allow-missing: cases only in BASE, backends missing in NEW and cases missing from NEW's
+  // config expansion are reported but do not count as failures.
+  bool allow_missing = false;
 };
 
 enum class ChangeKind {
@@ -57,8 +60,9 @@ struct CaseComparison {
   std::string new_backend;  // NEW's backend: `backend` unless compared with --pair
   CaseResult base, next;
   ChangeKind kind = ChangeKind::same;
-  std::string verdict;       // "same", "faster", ..., or "ok→oom" for a status change
-  bool regression = false;   // slower, or ok in BASE and not ok in NEW
+  std::string verdict;  // "same", "faster", ..., or "ok→oom" for a status change
+  // slower; ok in BASE and not ok in NEW; or ok in both and NEW's median unusable
+  bool regression = false;
   double rel_change = kNaN;  // NEW median / BASE median - 1
   bool intervals_overlap = false;
   double time_ratio = kNaN;    // NEW / BASE median time
@@ -81,6 +85,7 @@ struct VerdictCounts {
   int same = 0, faster = 0, slower = 0, ambiguous = 0, regressions = 0;
   int status = 0;       // the status differs between the runs (ok→oom, error→ok, ...)
   int not_ok_both = 0;  // the same status other than ok in both (oom→oom): nothing timed
+  int unusable = 0;     // ok in both, but NEW's median is missing, non-finite or <= 0
 };
 
 // The run a side of the comparison came from.
@@ -108,7 +113,12 @@ struct Comparison {
   std::vector<GeomeanRow> geomean;
   VerdictCounts counts;
   std::vector<std::string> warnings;  // config sha256 differs, duplicate ids, ...
-  bool has_regression() const { return counts.regressions > 0; }
+  // What makes NEW fail by the gates' one rule (checks/result_gate.h) beyond the matched
+  // cases' verdicts, one line each: NEW has no cases or is interrupted; cases only in BASE, a
+  // backend or cases of its config missing in NEW (unless allow_missing); a NEW case in
+  // error/timeout, or an ok one without a required metric that no matched case reports.
+  std::vector<std::string> failures;
+  bool has_regression() const { return counts.regressions > 0 || !failures.empty(); }
   bool by_pair() const { return !options.pairs.empty(); }
 };
 

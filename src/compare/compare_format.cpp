@@ -350,6 +350,7 @@ std::string compare_table_text(const Comparison& c) {
         tl, pairs_text(c));
   }
   for (const std::string& w : c.warnings) out += w + "\n";
+  for (const std::string& f : c.failures) out += "failing: " + f + "\n";
   out += "\n";
 
   std::vector<std::vector<std::string>> rows;
@@ -401,7 +402,8 @@ std::string compare_md_text(const Comparison& c) {
   }
   out += "\n";
   for (const std::string& w : c.warnings) out += "> " + md_cell(w) + "\n";
-  if (!c.warnings.empty()) out += "\n";
+  for (const std::string& f : c.failures) out += "> **failing**: " + md_cell(f) + "\n";
+  if (!c.warnings.empty() || !c.failures.empty()) out += "\n";
   out += fmt::format(
       "Threshold {:g}% on the median time; beyond it, disjoint p10–p90 intervals give "
       "faster/slower, overlapping ones ambiguous.\n\n",
@@ -485,6 +487,7 @@ nlohmann::ordered_json compare_json(const Comparison& c) {
   j["base"] = run_json(c.base);
   j["new"] = run_json(c.next);
   j["warnings"] = c.warnings;
+  j["failures"] = c.failures;
   ordered_json cases = ordered_json::array();
   for (const CaseComparison& cc : c.cases) {
     ordered_json e;
@@ -521,6 +524,7 @@ nlohmann::ordered_json compare_json(const Comparison& c) {
                  {"status", c.counts.status},
                  {"not_ok_both", c.counts.not_ok_both},
                  {"regressions", c.counts.regressions},
+                 {"unusable", c.counts.unusable},
                  {"only_base", c.only_base.size()},
                  {"only_new", c.only_new.size()}};
   return j;
@@ -548,7 +552,15 @@ std::string compare_junit_text(const Comparison& c) {
                           xml_escape(explain(cc)));
     }
   }
-  const std::size_t tests = c.cases.size();
+  // The run-level failures (NEW unusable, cases missing) fail the job too.
+  for (const std::string& f : c.failures) {
+    ++failures;
+    body += fmt::format(
+        "    <testcase classname=\"fa2bench.compare.gate\" name=\"{0}\">\n"
+        "      <failure message=\"{0}\" type=\"gate\"/>\n    </testcase>\n",
+        xml_escape(f));
+  }
+  const std::size_t tests = c.cases.size() + c.failures.size();
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format(
       "<testsuites name=\"fa2bench.compare\" tests=\"{0}\" failures=\"{1}\" errors=\"0\">\n", tests,
@@ -565,11 +577,15 @@ std::string compare_junit_text(const Comparison& c) {
 std::string compare_summary_md_text(const Comparison& c) {
   std::string head;
   if (c.has_regression()) {
-    head = fmt::format("### ❌ fa2bench compare: {} regression{} ({})\n\n", c.counts.regressions,
-                       c.counts.regressions == 1 ? "" : "s", summary_subject(c));
+    head =
+        fmt::format("### ❌ fa2bench compare: {} regression{}{} ({})\n\n", c.counts.regressions,
+                    c.counts.regressions == 1 ? "" : "s",
+                    c.failures.empty() ? "" : fmt::format(", {} more failing", c.failures.size()),
+                    summary_subject(c));
     for (const CaseComparison& cc : c.cases) {
       if (cc.regression) head += fmt::format("- `{}`: {}\n", cc.id, md_cell(explain(cc)));
     }
+    for (const std::string& f : c.failures) head += "- " + md_cell(f) + "\n";
     head += "\n";
   } else {
     head = fmt::format("### ✅ fa2bench compare: no regression ({})\n\n", summary_subject(c));

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "checks/checks.h"
+#include "checks/result_gate.h"
 #include "config/config.h"
 #include "report/json_detail.h"
 #include "report/report.h"
@@ -37,8 +38,39 @@ std::string short_sha(const std::string& sha) {
   return sha.empty() ? "none" : sha.substr(0, 12) + "…";
 }
 
+// The shards of the inputs' --shard I/N that no input holds, as "I/N"; none when an input
+// is unsharded (it holds every case). Inputs sharded into different N are reported in
+// `warnings`, and judged by the count of the first.
+std::vector<std::string> missing_shards(const std::vector<MergeInput>& inputs,
+                                        std::vector<std::string>& warnings) {
+  std::set<int> held;
+  const int count = inputs.front().results.shard_count;
+  for (const MergeInput& in : inputs) {
+    const ResultSet& rs = in.results;
+    if (rs.shard_count == 0) return {};
+    if (rs.shard_count != count) {
+      warnings.push_back(fmt::format("warning: {} is shard {}/{}, {} is a shard of {}", in.file,
+                                     rs.shard_index, rs.shard_count, inputs.front().file, count));
+      continue;
+    }
+    held.insert(rs.shard_index);
+  }
+  std::vector<std::string> missing;
+  for (int i = 0; i < count; ++i)
+    if (held.count(i) == 0) missing.push_back(fmt::format("{}/{}", i, count));
+  return missing;
+}
+
 std::string order_key(const Case& c) {
   return c.sweep + "\x1f" + (c.role.empty() ? c.backend : c.role) + "\x1f" + c.shape_key();
+}
+
+// Applies the gates' rule to the merged set: its verdicts, and the reasons as lines.
+void judge_by_gate(ResultSet& m, const Config* config, const GateOptions& options,
+                   std::vector<std::string>& reasons) {
+  const std::vector<GateProblem> problems = audit_result_set(m, config, options);
+  apply_gate(problems, config ? config->checks : std::vector<CheckSpec>{}, m.checks);
+  for (const GateProblem& p : problems) reasons.push_back(p.reason);
 }
 
 }  // namespace
@@ -56,6 +88,7 @@ MergeOutcome merge_results(const std::vector<MergeInput>& inputs, const MergeOpt
   m.config_path = first.results.config_path;
   m.config_sha256 = first.results.config_sha256;
   m.config_echo = first.results.config_echo;
+  m.filter = first.results.filter;
   m.wall_s = 0;
 
   std::vector<nlohmann::json> devices;
@@ -119,9 +152,19 @@ MergeOutcome merge_results(const std::vector<MergeInput>& inputs, const MergeOpt
         devices.size(), fmt::join(names, ", ")));
   }
 
+  out.missing_shards = missing_shards(inputs, out.warnings);
+  if (!out.missing_shards.empty()) {
+    out.warnings.push_back(
+        fmt::format("warning: shard{} {} missing: the merged set holds {} of {} shards{}",
+                    out.missing_shards.size() == 1 ? "" : "s", fmt::join(out.missing_shards, ", "),
+                    first.results.shard_count - static_cast<int>(out.missing_shards.size()),
+                    first.results.shard_count, options.allow_partial ? " (--allow-partial)" : ""));
+  }
+  const GateOptions gate{false, options.allow_partial};
   if (m.config_echo.is_null() || (m.config_echo.is_object() && m.config_echo.empty())) {
     out.warnings.push_back(
         "warning: the results carry no config echo: checks are not re-evaluated");
+    judge_by_gate(m, nullptr, gate, out.gate_problems);
     return out;
   }
   Config config;
@@ -143,6 +186,8 @@ MergeOutcome merge_results(const std::vector<MergeInput>& inputs, const MergeOpt
                    [&](const CaseResult& a, const CaseResult& b) { return rank(a) < rank(b); });
   m.checks = evaluate_checks(config.checks, m.cases);
   out.checks_evaluated = true;
+  judge_by_gate(m, &config, GateOptions{config.allow_case_errors, options.allow_partial},
+                out.gate_problems);
   return out;
 }
 

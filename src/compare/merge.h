@@ -24,6 +24,9 @@ struct MergeInput {
 
 struct MergeOptions {
   bool strict = false;  // a duplicate case id is an error instead of a warning
+  // --allow-partial: shards (and so cases of the config's expansion) may be missing without
+  // failing the merge; an interrupted shard still fails it.
+  bool allow_partial = false;
 };
 
 struct MergeOutcome {
@@ -35,13 +38,20 @@ struct MergeOutcome {
   std::vector<std::string> duplicates;  // ids seen more than once (the first was kept)
   std::vector<std::string> warnings;
   bool checks_evaluated = false;  // false when the inputs carry no config echo
+  // "1/2" for each shard of the inputs' --shard I/N that no input holds (empty when an input
+  // is unsharded, i.e. holds every shard).
+  std::vector<std::string> missing_shards;
+  // The gate's problems with the merged set (see checks/result_gate.h), one line each; when
+  // any, the affected checks are `error` and merged.checks may end with "results_usable".
+  std::vector<std::string> gate_problems;
 };
 
 // Merges in input order: the config (sha256 and echo) must be the same in every file, and so
 // must the schema's major version. Cases are put back in the config's expansion order (cases
 // the config does not expand to stay at the end, in input order); the config's checks are
-// re-evaluated on the merged cases. `interrupted` is true when any shard was; `wall_s` is the
-// sum of the shards'.
+// re-evaluated on the merged cases, then judged by the gates' one rule (missing shards or
+// cases, cases in error/timeout, ok cases without required metrics give verdict `error`).
+// `interrupted` is true when any shard was; `wall_s` is the sum of the shards'.
 MergeOutcome merge_results(const std::vector<MergeInput>& inputs, const MergeOptions& options);
 
 // results.json text of a merge: the merged ResultSet, plus "devices" when they differ.

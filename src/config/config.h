@@ -46,6 +46,9 @@ struct Config {
   std::string sha256;  // of the canonical JSON text (json::dump()) of `raw`
   nlohmann::json raw;  // the config after --set/--backends overrides
   std::string name, description;
+  // "allow_case_errors": true lets cases end in `error` or `timeout` without failing the
+  // gates by themselves (checks that need those cases still get verdict `error`).
+  bool allow_case_errors = false;
   MeasureSettings defaults;
   std::vector<Case> cases;  // expanded, filtered, in config order
   std::vector<CheckSpec> checks;

@@ -22,8 +22,10 @@ Config parse_config(const json& raw_in, const std::string& path, const ConfigOve
                    show(raw));
     errors.throw_if_any();
   }
-  check_keys(raw, "", {"name", "description", "measure", "defaults", "sweeps", "checks"}, "key",
-             errors);
+  check_keys(
+      raw, "",
+      {"name", "description", "allow_case_errors", "measure", "defaults", "sweeps", "checks"},
+      "key", errors);
   if (raw.contains("name")) {
     if (auto n = get_string(raw["name"], "/name", errors)) cfg.name = *n;
   } else {
@@ -37,6 +39,14 @@ Config parse_config(const json& raw_in, const std::string& path, const ConfigOve
       cfg.description = raw["description"].get<std::string>();
     } else {
       errors.add("/description", "expected a string, got " + show(raw["description"]));
+    }
+  }
+  if (raw.contains("allow_case_errors")) {
+    if (raw["allow_case_errors"].is_boolean()) {
+      cfg.allow_case_errors = raw["allow_case_errors"].get<bool>();
+    } else {
+      errors.add("/allow_case_errors",
+                 "expected true or false, got " + show(raw["allow_case_errors"]));
     }
   }
   if (raw.contains("measure")) {

@@ -18,6 +18,12 @@ std::optional<double> metric_value(const CaseResult& r, std::string_view name) {
     if (std::isnan(v)) return std::nullopt;
     return v;
   };
+  // A results file without a memory block or a nonfinite count has no such numbers: reading
+  // them as 0 would pass `peak_bytes < 1000` on nothing.
+  const bool memory_metric =
+      name == "peak_bytes" || name == "workspace_bytes" || name == "predicted_bytes";
+  if (memory_metric && !r.memory.recorded) return std::nullopt;
+  if (name == "nonfinite" && !r.accuracy.nonfinite_recorded) return std::nullopt;
   // Predictions exist for every case, run or not.
   if (name == "predicted_bytes") return static_cast<double>(r.memory.predicted_bytes);
   if (r.status != Status::ok) return std::nullopt;

@@ -28,6 +28,9 @@ struct MemoryStats {
   std::int64_t workspace_bytes = 0;  // peak beyond Q, K, V, O, LSE
   std::int64_t predicted_bytes = 0;  // shape algebra's prediction of peak_bytes
   std::int64_t requested_bytes = 0;  // for status "oom": the allocation that failed
+  // False when a loaded results file had no "memory" block: the zeros above are then unknown,
+  // not measured, and no check or gate may read them as 0.
+  bool recorded = true;
 };
 
 struct Accuracy {
@@ -35,6 +38,8 @@ struct Accuracy {
   double max_abs_err = kNaN, mean_abs_err = kNaN, rel_l2_err = kNaN;
   std::int64_t nonfinite = 0;     // non-finite elements in the whole output
   std::int64_t rows_checked = 0;  // query rows compared with the float64 reference
+  // False when a loaded results file had no accuracy.nonfinite: unknown, never 0.
+  bool nonfinite_recorded = true;
 };
 
 struct CaseResult {
@@ -82,6 +87,9 @@ struct ResultSet {
   double wall_s = 0;
   // `sweep --shard I/N`: this set holds the cases with index % N == I (count 0: not sharded).
   int shard_index = 0, shard_count = 0;
+  // `sweep --filter REGEX` as given (empty: none): the set holds only the cases it matched,
+  // which the gates need to know to tell a filtered run from an incomplete one.
+  std::string filter;
 };
 
 }  // namespace fa2b

@@ -164,6 +164,7 @@ J set_json(const ResultSet& rs) {
     shard["count"] = rs.shard_count;
     j["shard"] = std::move(shard);
   }
+  if (!rs.filter.empty()) j["filter"] = rs.filter;
   j["wall_s"] = number_json<J>(rs.wall_s);
   J checks = J::array();
   for (const Verdict& v : rs.checks) checks.push_back(verdict_json<J>(v));

@@ -225,6 +225,8 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
     rd.opt_int(*m, mem, "workspace_bytes", r.memory.workspace_bytes);
     rd.opt_int(*m, mem, "predicted_bytes", r.memory.predicted_bytes);
     rd.opt_int(*m, mem, "requested_bytes", r.memory.requested_bytes);
+  } else {
+    r.memory.recorded = false;
   }
   const std::string ap = at + "/accuracy";
   if (const json* a = rd.opt_object(j, at, "accuracy")) {
@@ -232,11 +234,14 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
     rd.opt_double(*a, ap, "max_abs_err", acc.max_abs_err);
     rd.opt_double(*a, ap, "mean_abs_err", acc.mean_abs_err);
     rd.opt_double(*a, ap, "rel_l2_err", acc.rel_l2_err);
+    acc.nonfinite_recorded = rd.find(*a, "nonfinite") != nullptr;
     rd.opt_int(*a, ap, "nonfinite", acc.nonfinite);
     rd.opt_int(*a, ap, "rows_checked", acc.rows_checked);
     // Older writers had no "checked": a case with compared rows was checked.
     acc.checked = acc.rows_checked > 0;
     rd.opt_bool(*a, ap, "checked", acc.checked);
+  } else {
+    r.accuracy.nonfinite_recorded = false;
   }
   return r;
 }
@@ -295,6 +300,17 @@ ResultSet read_result_set(const Reader& rd, const json& j) {
       rs.checks.push_back(read_verdict(rd, (*checks)[i], fmt::format("/checks/{}", i)));
   }
   rd.opt_bool(j, "", "interrupted", rs.interrupted);
+  if (const json* shard = rd.opt_object(j, "", "shard")) {
+    const std::int64_t index = rd.req_int(*shard, "/shard", "index");
+    const std::int64_t count = rd.req_int(*shard, "/shard", "count");
+    if (count < 1 || count > std::numeric_limits<int>::max() || index < 0 || index >= count) {
+      rd.fail("/shard", fmt::format("index {} of count {} is not a shard (0 <= index < count)",
+                                    index, count));
+    }
+    rs.shard_index = static_cast<int>(index);
+    rs.shard_count = static_cast<int>(count);
+  }
+  rd.opt_string(j, "", "filter", rs.filter);
   rd.opt_double(j, "", "wall_s", rs.wall_s);
   return rs;
 }

@@ -27,6 +27,10 @@ grep -qF "fa2=torch-flash/B1-H32-T2048-D128/fp16/causal" "$TMP/summary.md" ||
 python3 - "$TMP/junit.xml" <<'PY' || fail "pair JUnit"
 import sys, xml.etree.ElementTree as ET
 cases = ET.parse(sys.argv[1]).getroot().findall(".//testcase")
+# Issue 13: the shape only in BASE fails too, as a testcase of class fa2bench.compare.gate.
+gate = [c for c in cases if c.get("classname") == "fa2bench.compare.gate"]
+assert len(gate) == 1 and "torch-flash/B1-H32-T8192-D128" in gate[0].get("name"), gate
+cases = [c for c in cases if c not in gate]
 assert len(cases) == 8, len(cases)
 assert {c.get("classname") for c in cases} == {"fa2bench.compare.fa2=torch-flash",
                                                "fa2bench.compare.fa2=torch-cudnn"}

@@ -105,7 +105,16 @@ TEST(CompareResults, MatchesByIdListsMissingAndComputesRatios) {
   EXPECT_EQ(c.only_new[0], timed("fa2", 512, 1).c.id());
   EXPECT_EQ(c.counts.same, 2);
   EXPECT_EQ(c.counts.faster, 1);
-  EXPECT_FALSE(c.has_regression());
+  // Issue 13: a case only in BASE fails --fail-on-regression (it was silently passed), and
+  // the failure names it; --allow-missing accepts it.
+  EXPECT_TRUE(c.has_regression());
+  ASSERT_EQ(c.failures.size(), 1u);
+  EXPECT_NE(c.failures[0].find("only in BASE (missing in NEW): " + c.only_base[0]),
+            std::string::npos)
+      << c.failures[0];
+  CompareOptions allow;
+  allow.allow_missing = true;
+  EXPECT_FALSE(compare_results(base, "base.json", next, "new.json", allow).has_regression());
   EXPECT_TRUE(c.warnings.empty());
 }
 
@@ -270,7 +279,9 @@ TEST_F(CompareFiles, FormatsCarryTheVerdicts) {
   EXPECT_TRUE(j["cases"][4]["base"]["median_ms"].is_number());
   EXPECT_TRUE(j["cases"][4]["new"]["median_ms"].is_null());
   const std::string junit = compare_junit_text(c);
-  EXPECT_NE(junit.find("tests=\"5\" failures=\"2\""), std::string::npos) << junit;
+  // The case only in BASE is a failing testcase of its own since issue 13.
+  EXPECT_NE(junit.find("tests=\"6\" failures=\"3\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("classname=\"fa2bench.compare.gate\""), std::string::npos) << junit;
   EXPECT_NE(junit.find("<failure message=\"slower: median"), std::string::npos) << junit;
   const std::string summary = compare_summary_md_text(c);
   EXPECT_NE(summary.find("2 regressions"), std::string::npos) << summary;

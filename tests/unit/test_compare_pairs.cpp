@@ -311,11 +311,12 @@ TEST(ComparePairs, FormatsCarryThePair) {
       << junit;
   EXPECT_NE(junit.find("BASE torch-flash in peer.json\nNEW fa2 in ours.json"), std::string::npos)
       << junit;
-  EXPECT_NE(junit.find("tests=\"8\" failures=\"1\""), std::string::npos);
+  // The shape only in BASE (torch-flash T256) fails as a testcase of its own (issue 13).
+  EXPECT_NE(junit.find("tests=\"9\" failures=\"2\""), std::string::npos) << junit;
 
   const std::string summary = compare_summary_md_text(c);
-  EXPECT_EQ(summary.rfind("### ❌ fa2bench compare: 1 regression (fa2 vs torch-flash, fa2 vs "
-                          "torch-cudnn; ours.json vs peer.json)",
+  EXPECT_EQ(summary.rfind("### ❌ fa2bench compare: 1 regression, 1 more failing (fa2 vs "
+                          "torch-flash, fa2 vs torch-cudnn; ours.json vs peer.json)",
                           0),
             0u)
       << summary;

@@ -1,0 +1,146 @@
+#include "checks/result_gate.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <regex>
+#include <set>
+
+#include "checks/check_common.h"
+#include "runner/case_filter.h"
+#include "runner/shard.h"
+#include "runner/sweep_runner.h"
+
+namespace fa2b {
+namespace {
+
+// A case's identity within one set: two sweeps of a config may hold the same shape.
+std::string case_key(const Case& c) {
+  return c.sweep + "\x1f" + c.id();
+}
+
+// The cases `sweep` would have run for this set: expansion, target mapping, --filter, --shard.
+// Throws std::regex_error for a recorded filter that does not compile.
+std::vector<Case> expected_cases(const ResultSet& rs, const Config& config) {
+  std::vector<Case> cases = cases_for_target(config.cases, rs.target);
+  if (!rs.filter.empty()) {
+    const std::regex filter(rs.filter);
+    std::vector<Case> kept;
+    for (const Case& c : cases)
+      if (filter_keeps(filter, c)) kept.push_back(c);
+    cases = std::move(kept);
+  }
+  if (rs.shard_count > 0) cases = shard_cases(cases, Shard{rs.shard_index, rs.shard_count});
+  return cases;
+}
+
+// "results incomplete: ..." when cases are missing or the run was interrupted; "" otherwise.
+std::string incompleteness(const ResultSet& rs, const Config* config, const GateOptions& options) {
+  if (!config) {
+    return rs.interrupted ? fmt::format("results incomplete: interrupted after {}",
+                                        checks::plural(rs.cases.size(), "case"))
+                          : std::string();
+  }
+  std::vector<Case> expected;
+  try {
+    expected = expected_cases(rs, *config);
+  } catch (const std::regex_error& e) {
+    return fmt::format(
+        "results incomplete: cannot tell which cases the recorded filter \"{}\" "
+        "kept ({})",
+        rs.filter, e.what());
+  }
+  std::set<std::string> present;
+  for (const CaseResult& r : rs.cases) present.insert(case_key(r.c));
+  std::vector<std::string> missing;
+  for (const Case& c : expected)
+    if (present.count(case_key(c)) == 0) missing.push_back(c.id());
+  const std::size_t have = expected.size() - missing.size();
+  if (rs.interrupted) {
+    return fmt::format("results incomplete: {} of {} cases (interrupted)", have, expected.size());
+  }
+  if (missing.empty() || options.allow_missing_cases) return {};
+  return fmt::format("results incomplete: {} of {} cases; missing {}{}", have, expected.size(),
+                     missing.front(), checks::and_more(missing.size() - 1));
+}
+
+std::string median_problem(double median) {
+  if (std::isnan(median)) return "time_ms.median is missing";
+  if (std::isinf(median)) return fmt::format("time_ms.median is {}", checks::num(median));
+  if (median <= 0) return fmt::format("time_ms.median is {} (must be > 0)", checks::num(median));
+  return {};
+}
+
+std::string join_reasons(const std::vector<const GateProblem*>& problems) {
+  std::string out = problems.front()->reason;
+  if (problems.size() > 1) out += fmt::format(" (and {} more problems)", problems.size() - 1);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> missing_required_metrics(const CaseResult& r) {
+  std::vector<std::string> out;
+  if (r.status != Status::ok) return out;
+  const std::string median = median_problem(r.time.median);
+  if (!median.empty()) out.push_back(median);
+  if (!r.memory.recorded) out.push_back("no memory block");
+  if (!r.accuracy.nonfinite_recorded) out.push_back("no accuracy.nonfinite count");
+  return out;
+}
+
+std::vector<GateProblem> audit_result_set(const ResultSet& rs, const Config* config,
+                                          const GateOptions& options) {
+  std::vector<GateProblem> problems;
+  const std::string incomplete = incompleteness(rs, config, options);
+  if (!incomplete.empty()) problems.push_back({GateProblemKind::incomplete, nullptr, incomplete});
+  for (const CaseResult& r : rs.cases) {
+    if ((r.status == Status::error || r.status == Status::timeout) && !options.allow_case_errors) {
+      std::string reason = fmt::format("case {} is {}", r.c.id(), to_string(r.status));
+      if (!r.reason.empty()) reason += ": " + r.reason;
+      problems.push_back({GateProblemKind::case_failed, &r, reason});
+    }
+    for (const std::string& what : missing_required_metrics(r)) {
+      problems.push_back(
+          {GateProblemKind::bad_metric, &r, fmt::format("case {}: {}", r.c.id(), what)});
+    }
+  }
+  return problems;
+}
+
+void apply_gate(const std::vector<GateProblem>& problems, const std::vector<CheckSpec>& specs,
+                std::vector<Verdict>& verdicts) {
+  std::vector<bool> shown(problems.size(), false);  // named by some check's verdict
+  for (std::size_t i = 0; i < specs.size() && i < verdicts.size(); ++i) {
+    std::vector<const GateProblem*> affecting;
+    for (std::size_t k = 0; k < problems.size(); ++k) {
+      const GateProblem& p = problems[k];
+      if (p.result && !specs[i].select.matches(p.result->c)) continue;
+      affecting.push_back(&p);
+      shown[k] = true;
+    }
+    if (affecting.empty()) continue;
+    Verdict& v = verdicts[i];
+    std::string detail = join_reasons(affecting);
+    // What the cases present would have given, for whoever fixes the run.
+    if (!v.detail.empty()) {
+      detail += fmt::format("; on the cases present: {}: {}", to_string(v.verdict), v.detail);
+    }
+    v.verdict = VerdictKind::error;
+    v.detail = std::move(detail);
+  }
+  std::vector<const GateProblem*> unshown;
+  for (std::size_t k = 0; k < problems.size(); ++k)
+    if (!shown[k]) unshown.push_back(&problems[k]);
+  if (unshown.empty()) return;
+  Verdict gate;
+  gate.name = "results_usable";
+  gate.kind = "gate";
+  gate.verdict = VerdictKind::error;
+  gate.measured = static_cast<double>(unshown.size());
+  gate.threshold = "complete, no case in error/timeout, required metrics present";
+  gate.detail = join_reasons(unshown);
+  verdicts.push_back(std::move(gate));
+}
+
+}  // namespace fa2b

@@ -1,0 +1,53 @@
+// The one rule every gate (check, sweep, merge, compare) applies before a result set may pass:
+// a set that is incomplete (interrupted, or cases of its config's expansion missing), has
+// cases in `error`/`timeout`, or has an `ok` case without a usable required metric (a finite
+// median time > 0, a memory block, a nonfinite count) can never give exit 0. This file finds
+// those problems; each gate turns them into its own verdicts.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "core/result.h"
+
+namespace fa2b {
+
+enum class GateProblemKind {
+  incomplete,   // interrupted, or cases of the config's expansion are missing
+  case_failed,  // a case ended in error or timeout
+  bad_metric,   // an ok case without a required metric
+};
+
+struct GateProblem {
+  GateProblemKind kind = GateProblemKind::incomplete;
+  const CaseResult* result = nullptr;  // the case at fault; null for the set as a whole
+  std::string reason;  // one line, e.g. "results incomplete: 5 of 12 cases (interrupted)"
+};
+
+struct GateOptions {
+  bool allow_case_errors = false;    // the config's "allow_case_errors"
+  bool allow_missing_cases = false;  // merge --allow-partial, compare --allow-missing
+};
+
+// The problems of `rs`, set-level first, then per case in results order. `config` is the
+// config the set was run from (its echo, or `check --config`); without one only
+// `interrupted` can tell an incomplete set. The expected cases are the config's expansion for
+// the set's target, narrowed by the set's recorded --filter and --shard, as `sweep` did.
+// An interrupted set is incomplete even with allow_missing_cases.
+std::vector<GateProblem> audit_result_set(const ResultSet& rs, const Config* config,
+                                          const GateOptions& options);
+
+// What an ok case lacks of the metrics every gate needs ("time_ms.median is inf", "no memory
+// block"); empty when nothing (or when the case is not ok).
+std::vector<std::string> missing_required_metrics(const CaseResult& r);
+
+// Turns problems into verdicts: each check whose selection holds a case at fault, and every
+// check for a set-level problem, gets verdict `error` naming the reason. Problems that no
+// check names (a crashed case no check selects, a config without checks) get one more
+// verdict, "results_usable" (kind "gate"), so that a set with a problem never passes.
+// `verdicts` holds one verdict per spec, in spec order (as evaluate_checks returns them).
+void apply_gate(const std::vector<GateProblem>& problems, const std::vector<CheckSpec>& specs,
+                std::vector<Verdict>& verdicts);
+
+}  // namespace fa2b

@@ -1,0 +1,15 @@
+// `sweep --filter REGEX`: which cases of the expansion a sweep runs. The gates apply the same
+// rule to tell a filtered result set from an incomplete one.
+#pragma once
+
+#include <regex>
+
+#include "core/case.h"
+
+namespace fa2b {
+
+// True when `filter` matches the case's id or its role/shape (so "fa2/" selects a backend on
+// the CPU target too, where fa2 runs as cpu-flash).
+bool filter_keeps(const std::regex& filter, const Case& c);
+
+}  // namespace fa2b

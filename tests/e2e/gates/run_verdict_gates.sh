@@ -1,0 +1,107 @@
+# Issue 13's one rule, file by file: every verdict_* file of tests/e2e/gates/ must make its
+# gate exit non-zero, naming the reason. $1: fa2bench, $2: source tree; FA2BENCH_FAULTY: the
+# test binary with the faulty backends (sweep gates). The files are written by
+# make_verdict_files.py (results) or by hand (the sweep configs).
+source "$(dirname "$0")/../lib.sh"
+G="$SRC/tests/e2e/gates"
+BASE="$G/verdict_base.json"
+FAULTY=${FA2BENCH_FAULTY:-$(dirname "$BIN")/tests/fa2bench_faulty}
+[ -x "$FAULTY" ] || fail "test binary fa2bench_faulty not found (FA2BENCH_FAULTY)"
+
+# The sound file passes every gate: the failures below come from what each file breaks.
+expect_exit 0 "$BIN" check "$BASE"
+expect_exit 0 "$BIN" merge "$BASE" -o "$TMP/base_merged.json"
+expect_exit 0 "$BIN" compare "$BASE" "$BASE" --fail-on-regression
+
+# GATE EXIT FILE TEXT: the gate run on FILE must exit EXIT and print TEXT.
+#   check: fa2bench check FILE; merge: fa2bench merge FILE -o ...;
+#   compare: fa2bench compare verdict_base.json FILE --fail-on-regression;
+#   sweep: fa2bench_faulty sweep --config FILE with the backends in the table.
+CASES=(
+  "check|1|verdict_interrupted.json|results incomplete: 3 of 6 cases (interrupted)"
+  "check|1|verdict_missing_case.json|results incomplete: 5 of 6 cases; missing"
+  "check|1|verdict_case_error.json|is error: crafted error"
+  "check|1|verdict_case_timeout.json|is timeout: crafted timeout"
+  "check|1|verdict_median_inf.json|time_ms.median is inf"
+  "check|1|verdict_median_null.json|time_ms.median is missing"
+  "check|1|verdict_median_missing.json|time_ms.median is missing"
+  "check|1|verdict_median_zero.json|time_ms.median is 0 (must be > 0)"
+  "check|1|verdict_median_negative.json|time_ms.median is -1 (must be > 0)"
+  "check|1|verdict_no_memory_block.json|has no peak_bytes (its results have no memory block)"
+  "check|1|verdict_no_nonfinite.json|has no nonfinite (its results have no accuracy.nonfinite)"
+  "check|2|verdict_echo_edited.json|verdict_echo_edited.json: /config/echo was edited"
+  "check|1|verdict_all_crashed_no_checks.json|results_usable"
+  "check|1|verdict_new_backend_missing.json|results incomplete: 3 of 6 cases"
+  "merge|1|verdict_interrupted.json|results incomplete: 3 of 6 cases (interrupted)"
+  "merge|1|verdict_shard_0_of_3.json|shards 1/3, 2/3 missing"
+  "merge|1|verdict_case_error.json|is error: crafted error"
+  "merge|1|verdict_median_inf.json|time_ms.median is inf"
+  "merge|1|verdict_all_crashed_no_checks.json|results_usable"
+  "compare|1|verdict_missing_case.json|only in BASE (missing in NEW)"
+  "compare|1|verdict_new_no_cases.json|has no cases"
+  "compare|1|verdict_new_backend_missing.json|backend naive is missing in NEW"
+  "compare|1|verdict_interrupted.json|(interrupted)"
+  "compare|1|verdict_case_error.json|ok→error"
+  "compare|1|verdict_case_timeout.json|ok→timeout"
+  "compare|1|verdict_median_inf.json|NEW time_ms.median is inf"
+  "compare|1|verdict_median_null.json|NEW time_ms.median is missing"
+  "compare|1|verdict_median_missing.json|NEW time_ms.median is missing"
+  "compare|1|verdict_median_zero.json|NEW time_ms.median is 0"
+  "compare|1|verdict_median_negative.json|NEW time_ms.median is -1"
+  "compare|1|verdict_no_memory_block.json|no memory block"
+  "compare|1|verdict_no_nonfinite.json|no accuracy.nonfinite count"
+  "compare|1|verdict_all_crashed_no_checks.json|ok→error"
+  "compare|1|verdict_shard_0_of_3.json|only in BASE (missing in NEW)"
+  "sweep:faulty-segv|1|verdict_sweep_dropped_checks.json|results_usable"
+  "sweep:faulty-segv,fa2|1|verdict_sweep_unselected_error.json|is error"
+)
+covered=" "
+for entry in "${CASES[@]}"; do
+  IFS='|' read -r gate want file text <<<"$entry"
+  covered+="$file "
+  case $gate in
+    check) expect_exit "$want" "$BIN" check "$G/$file" ;;
+    merge) expect_exit "$want" "$BIN" merge "$G/$file" -o "$TMP/merged.json" ;;
+    compare) expect_exit "$want" "$BIN" compare "$BASE" "$G/$file" --fail-on-regression ;;
+    sweep:*) expect_exit "$want" "$FAULTY" sweep --config "$G/$file" --target cpu --isolate \
+      --quiet --backends "${gate#sweep:}" --out "$TMP/sweep" ;;
+    *) fail "unknown gate $gate" ;;
+  esac
+  expect_output "$text"
+done
+
+# The escape hatches, each for its own kind of gap only.
+expect_exit 0 "$BIN" merge "$G/verdict_shard_0_of_3.json" -o "$TMP/m.json" --allow-partial
+expect_exit 1 "$BIN" merge "$G/verdict_interrupted.json" -o "$TMP/m.json" --allow-partial
+expect_exit 0 "$BIN" compare "$BASE" "$G/verdict_missing_case.json" --fail-on-regression \
+  --allow-missing
+expect_exit 0 "$BIN" compare "$BASE" "$G/verdict_new_backend_missing.json" \
+  --fail-on-regression --allow-missing
+expect_exit 1 "$BIN" compare "$BASE" "$G/verdict_median_inf.json" --fail-on-regression \
+  --allow-missing
+# check --config judges by the given config, not the edited echo.
+python3 - "$G/verdict_echo_edited.json" "$TMP/verdict.json" <<'PY' || fail "config from echo"
+import json, sys
+echo = json.load(open(sys.argv[1]))["config"]["echo"]
+json.dump(echo, open(sys.argv[2], "w"))
+PY
+expect_exit 0 "$BIN" check "$G/verdict_echo_edited.json" --config "$TMP/verdict.json"
+# "allow_case_errors": true lets a crashed case through the sweep gate (its checks still
+# judge the other cases).
+python3 - "$G/verdict_sweep_unselected_error.json" "$TMP/allowed.json" <<'PY' || fail "allow"
+import json, sys
+cfg = json.load(open(sys.argv[1]))
+cfg["allow_case_errors"] = True
+json.dump(cfg, open(sys.argv[2], "w"))
+PY
+expect_exit 0 "$FAULTY" sweep --config "$TMP/allowed.json" --target cpu --isolate --quiet \
+  --backends faulty-segv,fa2 --out "$TMP/allowed"
+expect_exit 0 "$FAULTY" check "$TMP/allowed/results.json"  # its echo names faulty-segv
+
+# Every verdict_* file of the folder is exercised above.
+for f in "$G"/verdict_*; do
+  name=$(basename "$f")
+  [ "$name" = verdict_base.json ] && continue
+  [[ "$covered" == *" $name "* ]] || fail "$name is in tests/e2e/gates but not in run_verdict_gates.sh"
+done
+echo "ok: every verdict file fails its gate"
