@@ -3,7 +3,8 @@
 file, so `fa2bench compare` and the reports put PyTorch beside our kernels.
 
   scripts/torch_sdpa_baseline.py --config configs/perf_fwd.json --out results/h200/torch.json \
-      --backends flash,cudnn,efficient,math [--fa2bench build/fa2bench] [--with-lse]
+      --backends flash,cudnn,efficient,math [--fa2bench build/fa2bench] [--with-lse] \
+      [--mode fwd|bwd|fwd_bwd]
 
 The config is expanded by `fa2bench plan --cases-json` (same grid, same measurement settings);
 each distinct shape runs once per PyTorch backend as backend "torch-<name>". Timing follows
@@ -20,6 +21,14 @@ is on: should_compute_logsumexp). --with-lse runs every case as a training forwa
 dropped right after the sample), so they also write the logsumexp, as fa2bench's fa2 and cudnn
 backends do. The flash backend writes it either way. The file records the mode in
 tool.torch_lse and per case in backend_info ("torch SDPA cudnn, logsumexp computed").
+
+Training modes (a case's params.mode, or --mode for every case): inputs require grad and a
+seeded random dO is drawn. fwd_bwd times the forward and torch.autograd.grad(out, (q, k, v),
+dO) together; bwd runs the forward once, untimed, and times the backward alone (the graph is
+kept between samples). FLOPs are 2.5x (bwd) and 3.5x (fwd_bwd) the forward's, as fa2bench
+counts them. dQ, dK, dV are checked against a float64 autograd reference on the first and last
+(batch, KV head), every query row of their group (dK and dV need all of them), and reported as
+max_abs_err_dq/dk/dv (and mean, rel) beside the forward's errors.
 """
 import argparse, hashlib, json, math, os, platform, socket, subprocess, sys, tempfile, time
 
@@ -27,6 +36,11 @@ SPIN_CYCLES = 400_000  # ~0.2 ms at 2 GHz, longer than PyTorch's dispatch of one
 
 SDPA_NAMES = {"flash": "FLASH_ATTENTION", "cudnn": "CUDNN_ATTENTION",
               "efficient": "EFFICIENT_ATTENTION", "math": "MATH"}
+
+MODES = ("fwd", "bwd", "fwd_bwd")
+# FLOPs of each mode as a multiple of the forward's (flash-attention's convention, as fa2bench).
+MODE_FLOPS = {"fwd": 1.0, "bwd": 2.5, "fwd_bwd": 3.5}
+REF_CHUNK_ROWS = 1024  # query rows per float64 reference chunk (bounds its T_q x T_k buffers)
 
 
 def die(msg, code=2):
@@ -72,6 +86,8 @@ def lse_note(backend, with_lse):
 
 
 def run_case(torch, F, sdpa_kernel, SDPBackend, backend, p, m, flush, with_lse=False):
+    mode = p.get("mode", "fwd")
+    training = mode != "fwd"
     dt = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[p["dtype"]]
     B, H, Hkv, Tq, Tk, D = p["B"], p["H"], p["H_kv"], p["T_q"], p["T_k"], p["D"]
     gen = torch.Generator(device="cuda").manual_seed(int(m.get("seed", 42)))
@@ -81,7 +97,8 @@ def run_case(torch, F, sdpa_kernel, SDPBackend, backend, p, m, flush, with_lse=F
     q = torch.randn(B, H, Tq, D, device="cuda", dtype=dt, generator=gen)
     k = torch.randn(B, Hkv, Tk, D, device="cuda", dtype=dt, generator=gen)
     v = torch.randn(B, Hkv, Tk, D, device="cuda", dtype=dt, generator=gen)
-    if with_lse:
+    d_o = torch.randn(B, H, Tq, D, device="cuda", dtype=dt, generator=gen) if training else None
+    if with_lse or training:
         # As a training forward: torch's SDPA computes the logsumexp (for the backward) only
         # when an input requires grad and grad mode is on.
         for t in (q, k, v):
@@ -102,21 +119,43 @@ def run_case(torch, F, sdpa_kernel, SDPBackend, backend, p, m, flush, with_lse=F
         with sdpa_kernel([backend_enum]):
             return call()
 
+    def grads(out, keep):
+        with sdpa_kernel([backend_enum]):
+            return torch.autograd.grad(out, (q, k, v), d_o, retain_graph=keep)
+
+    saved = {}  # bwd: the forward whose graph every timed backward reuses
+
+    def step():
+        """The timed region of the case's mode; returns what the first run verifies."""
+        if mode == "fwd":
+            return fwd(), None
+        if mode == "fwd_bwd":
+            out = fwd()
+            return out, grads(out, False)
+        if "out" not in saved:
+            saved["out"] = fwd()
+        return saved["out"], grads(saved["out"], True)
+
     result = {"status": "ok", "reason": ""}
     # Grad mode with --with-lse (each output keeps its autograd graph until it is dropped, right
     # after its sample; no backward), else inference mode (no graph, no logsumexp).
-    mode = torch.enable_grad if with_lse else torch.inference_mode
+    grad_mode = torch.enable_grad if (with_lse or training) else torch.inference_mode
     try:
-        with mode():
+        with grad_mode():
+            if mode == "bwd":  # the forward the backward reads, outside every timed region
+                saved["out"] = fwd(); torch.cuda.synchronize()
             start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record(); out = fwd(); stop.record(); torch.cuda.synchronize()
+            start.record(); out, g = step(); stop.record(); torch.cuda.synchronize()
             first = start.elapsed_time(stop)
             peak = torch.cuda.max_memory_allocated() - base
             with torch.no_grad():
                 acc = verify(torch, q, k, v, out.detach(), causal, int(m.get("verify_rows", 256)))
-            del out
+            if training:
+                acc.update(verify_grads(torch, q.detach(), k.detach(), v.detach(), d_o, g,
+                                        causal))
+            del out, g
             for _ in range(int(m.get("warmup", 3))):
-                o = fwd(); del o
+                o = step(); del o
             samples, t0 = [], time.time()
             while len(samples) < int(m.get("max_samples", 100)):
                 if m.get("l2_flush", True):
@@ -126,7 +165,7 @@ def run_case(torch, F, sdpa_kernel, SDPBackend, backend, p, m, flush, with_lse=F
                 # region, as fa2bench's C++ launch is kept out by its L2 flush: the host queues
                 # start, kernel and stop while the GPU still spins, so they run back to back.
                 torch.cuda._sleep(SPIN_CYCLES)
-                start.record(); o = fwd(); stop.record(); del o; stop.synchronize()
+                start.record(); o = step(); stop.record(); del o; stop.synchronize()
                 samples.append(start.elapsed_time(stop))
                 if len(samples) >= int(m.get("min_samples", 10)):
                     s = stats(samples)
@@ -140,9 +179,63 @@ def run_case(torch, F, sdpa_kernel, SDPBackend, backend, p, m, flush, with_lse=F
         result.update(status="oom", reason=str(e).split("\n")[0])
     except RuntimeError as e:
         result.update(status="unsupported", reason=str(e).split("\n")[0][:300])
-    del q, k, v
+    saved.clear()
+    del q, k, v, d_o
     torch.cuda.empty_cache()
     return result
+
+
+def error_stats(torch, got, ref):
+    """max/mean abs and relative L2 error of `got` against float64 `ref` (same shape)."""
+    got = got.double()
+    e = (got - ref).abs()
+    if not torch.isfinite(got).all():
+        return {"max_abs_err": float("inf"), "mean_abs_err": None, "rel_l2_err": float("inf")}
+    r2 = (ref ** 2).sum().item(); d2 = (e ** 2).sum().item()
+    return {"max_abs_err": e.max().item(), "mean_abs_err": e.mean().item(),
+            "rel_l2_err": math.sqrt(d2 / r2) if r2 > 0 else math.sqrt(d2)}
+
+
+def verify_grads(torch, q, k, v, d_o, g, causal):
+    """dQ, dK, dV of the first and last (batch, KV head) against a float64 autograd reference
+    over every query row of their group, in chunks of query rows."""
+    dq, dk, dv = g
+    B, H, Tq, D = q.shape
+    Hkv, Tk = k.shape[1], k.shape[2]
+    group = H // Hkv
+    got = {"dq": [], "dk": [], "dv": []}; ref = {"dq": [], "dk": [], "dv": []}
+    for bhk in sorted({0, B * Hkv - 1}):
+        b, hk = divmod(bhk, Hkv)
+        heads = slice(hk * group, (hk + 1) * group)
+        kd = k[b, hk].double().requires_grad_(True); vd = v[b, hk].double().requires_grad_(True)
+        dk_ref = torch.zeros_like(kd); dv_ref = torch.zeros_like(vd); dq_ref = []
+        for i0 in range(0, Tq, REF_CHUNK_ROWS):
+            rows = torch.arange(i0, min(Tq, i0 + REF_CHUNK_ROWS), device="cuda")
+            qd = q[b, heads, i0:i0 + len(rows)].double().requires_grad_(True)
+            with torch.enable_grad():
+                s = qd @ kd.T / math.sqrt(D)
+                # Rows that see no key (causal, T_q > T_k) output 0 and pass no gradient: their
+                # scores are zeroed before the softmax (no NaN) and their output masked after.
+                seen = torch.ones_like(rows, dtype=torch.bool)
+                if causal:
+                    j = torch.arange(Tk, device="cuda")[None, :]
+                    seen = rows + (Tk - Tq) >= 0
+                    s = s.masked_fill(j > rows[:, None] + (Tk - Tq), float("-inf"))
+                    s = s.masked_fill(~seen[:, None], 0.0)
+                out = (torch.softmax(s, dim=-1) @ vd) * seen[:, None]
+                gq, gk, gv = torch.autograd.grad(out, (qd, kd, vd),
+                                                 d_o[b, heads, i0:i0 + len(rows)].double())
+            dq_ref.append(gq); dk_ref += gk; dv_ref += gv
+        ref["dq"].append(torch.cat(dq_ref, dim=1).flatten()); got["dq"].append(dq[b, heads].flatten())
+        ref["dk"].append(dk_ref.flatten()); got["dk"].append(dk[b, hk].flatten())
+        ref["dv"].append(dv_ref.flatten()); got["dv"].append(dv[b, hk].flatten())
+    acc = {"grads_checked": True,
+           "nonfinite_grad": int(sum((~torch.isfinite(t)).sum().item() for t in (dq, dk, dv))),
+           "key_rows_checked": len({0, B * Hkv - 1}) * Tk}
+    for name in ("dq", "dk", "dv"):
+        for metric, value in error_stats(torch, torch.cat(got[name]), torch.cat(ref[name])).items():
+            acc[f"{metric}_{name}"] = value
+    return acc
 
 
 def verify(torch, q, k, v, out, causal, max_rows):
@@ -176,6 +269,7 @@ def case_record(c, backend, r, with_lse):
     p, m = c["params"], c["measure"]
     name = f"torch-{backend}"
     flops = 4.0 * p["B"] * p["H"] * p["T_q"] * p["T_k"] * p["D"] / (2 if p["causal"] else 1)
+    flops *= MODE_FLOPS[p.get("mode", "fwd")]
     case = {"id": f"{name}/{c['shape_key']}", "sweep": c["sweep"], "backend": name, "role": name,
             "params": p, "measure": m, "target": "cuda", "status": r["status"],
             "reason": r["reason"], "flops": flops,
@@ -190,6 +284,18 @@ def case_record(c, backend, r, with_lse):
     return case
 
 
+def with_mode(c, mode):
+    """Plan case `c` in `mode`: params.mode and the id's mode tag (none for fwd), as fa2bench
+    writes them."""
+    c = dict(c, params=dict(c["params"], mode=mode))
+    key = c["shape_key"]
+    for tag in ("/bwd", "/fwd_bwd"):
+        if key.endswith(tag):
+            key = key[:-len(tag)]
+    c["shape_key"] = key if mode == "fwd" else f"{key}/{mode}"
+    return c
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--config", required=True, help="fa2bench config whose grid to run")
@@ -198,6 +304,9 @@ def main():
     ap.add_argument("--fa2bench", default="build/fa2bench", help="fa2bench binary (expands the config)")
     ap.add_argument("--only-shapes-of", default=None,
                     help="run only shapes whose configured backend is this (e.g. fa2)")
+    ap.add_argument("--mode", choices=MODES, default=None,
+                    help="run every case in this mode (default: each case's own params.mode); "
+                         "bwd times the backward alone, fwd_bwd forward and backward together")
     ap.add_argument("--with-lse", action="store_true",
                     help="time a training forward: inputs require grad, grad mode on (no "
                          "backward), so cudnn and efficient also compute the logsumexp")
@@ -222,6 +331,8 @@ def main():
     for c in plan["cases"]:
         if args.only_shapes_of and c["role"] != args.only_shapes_of:
             continue
+        if args.mode:
+            c = with_mode(c, args.mode)
         key = json.dumps(c["params"], sort_keys=True)
         if key not in seen:
             seen.add(key); shapes.append(c)

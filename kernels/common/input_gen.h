@@ -14,7 +14,7 @@
 
 namespace fa2b {
 
-// d_o: the incoming gradient dL/dO of a training-mode case.
+// d_o: the incoming gradient dL/dO of the training modes, laid out like Q.
 enum class InputTensor : std::uint32_t { q = 1, k = 2, v = 3, d_o = 4 };
 enum class KernelInputDist : int { normal = 0, uniform = 1, large = 2, nan = 3 };
 
@@ -46,8 +46,9 @@ FA2B_HD float input_value(std::uint64_t seed, InputTensor tensor, std::uint64_t 
   const float normal = (s - 2.0f) * 1.7320508075688772f;  // sqrt(12 / 4)
   if (dist == KernelInputDist::large) return 30.0f * normal;
   if (dist == KernelInputDist::nan) {
-    // One element in 4096 of Q and K is NaN; V stays finite.
-    const bool poison = tensor != InputTensor::v && ((h2 >> 20) & 0xfffu) == 0;
+    // One element in 4096 of Q and K is NaN; V and dO stay finite.
+    const bool qk = tensor == InputTensor::q || tensor == InputTensor::k;
+    const bool poison = qk && ((h2 >> 20) & 0xfffu) == 0;
     if (poison) return bits_float(0x7fc00000u);
   }
   return normal;

@@ -37,22 +37,40 @@ class UnsupportedCase : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A case's mode decides which entry points the runner calls (c.mode):
+//   fwd      prepare, then run() timed
+//   bwd      prepare, run() once untimed, then run_backward() timed (the forward's saved state
+//            and O, LSE stay valid between backward calls: the backward must not change them)
+//   fwd_bwd  prepare, then run() + run_backward() timed together
+// In the training modes run() also saves what the backward needs (naive: P) in buffers that
+// prepare() allocated through the tracker, with the backward's own workspace.
 class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string_view name() const = 0;
   virtual bool on_device() const = 0;
+  // Answers for c.mode too: a backend without a backward says so for bwd and fwd_bwd
+  // (forward_only() below).
   virtual Support supports(const Case& c, const TargetInfo& t) const = 0;
-  // Allocate workspace, build plans. Called once per case, outside the timed region.
+  // Allocate workspace, build plans. Called once per case, outside the timed region. In the
+  // training modes (c.mode) also the forward's saved state and the backward's workspace.
   virtual void prepare(const Case&, const AttnParams&, MemoryTracker&) {}
   // Free-form, one line: what prepare() chose for this case (cudnn: the engine and its knobs).
   // Read by the runner after prepare() into the case's backend_info; "" when there is nothing.
   virtual std::string info() const { return {}; }
-  // The timed region. `stream` is a cudaStream_t for device backends, null for CPU ones.
+  // The forward. `stream` is a cudaStream_t for device backends, null for CPU ones.
   virtual void run(const AttnParams& p, void* stream) = 0;
+  // The backward of the last run() on the same tensors: reads p.fwd.{q,k,v,o,lse}, p.d_o and
+  // what run() saved; overwrites every element of p.d_q, p.d_k, p.d_v. Only called for cases
+  // whose supports() said yes in a training mode; the default throws std::logic_error.
+  virtual void run_backward(const AttnBwdParams& p, void* stream);
   // Free what prepare() allocated.
   virtual void release() {}
 };
+
+// supports() of a backend that has no backward yet: yes for fwd, and for bwd / fwd_bwd
+// "backward not implemented yet for <backend>".
+Support forward_only(const Case& c, std::string_view backend);
 
 // Every backend name this build knows, GPU ones included even when built without CUDA.
 const std::vector<std::string>& known_backend_names();

@@ -2,13 +2,15 @@
 // (batch, head, tile of Br query rows); it streams K/V tiles of Bc keys with an online softmax
 // (running max m, running sum l, unnormalised O accumulator, all float32), skips tiles wholly
 // above the causal diagonal, and writes O and LSE once at the end. Extra memory is per-thread
-// tile scratch only, so it does not grow with T.
+// tile scratch only, so it does not grow with T. Training modes: the forward saves nothing
+// beyond O and LSE; the backward (cpu_flash_bwd.cpp) adds the float32 row sums D_i, O(T).
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
 #include "backends/cpu_backends.h"
+#include "backends/cpu_backward.h"
 #include "backends/cpu_common.h"
 
 namespace fa2b {
@@ -32,15 +34,29 @@ class CpuFlashBackend final : public Backend {
   bool on_device() const override { return false; }
   Support supports(const Case& c, const TargetInfo&) const override { return cpu::check_case(c); }
 
-  void prepare(const Case&, const AttnParams& p, MemoryTracker& tracker) override {
+  void prepare(const Case& c, const AttnParams& p, MemoryTracker& tracker) override {
     release();
     // No more scratch than there are work items: small cases on many cores stay small.
-    const std::int64_t items = static_cast<std::int64_t>(p.B) * p.H * ((p.T_q + kBr - 1) / kBr);
+    std::int64_t items = static_cast<std::int64_t>(p.B) * p.H * ((p.T_q + kBr - 1) / kBr);
+    std::int64_t per_thread = scratch_floats(p.D);
+    const bool backward = runs_backward(c.mode);
+    if (backward) {  // the backward's key-tile pass has its own item count and larger tiles
+      items = std::max<std::int64_t>(
+          items, static_cast<std::int64_t>(p.B) * p.H_kv * ((p.T_k + kBc - 1) / kBc));
+      per_thread = std::max(per_thread, cpu::flash_backward_scratch_floats(p.D));
+    }
     threads_ = static_cast<int>(
         std::max<std::int64_t>(1, std::min<std::int64_t>(cpu::thread_count(), items)));
     D_ = p.D;
-    const auto bytes = static_cast<std::size_t>(threads_ * scratch_floats(D_)) * sizeof(float);
-    scratch_ = TrackedBuffer(tracker, bytes, "cpu-flash tile scratch");
+    per_thread_ = per_thread;
+    const auto bytes = static_cast<std::size_t>(threads_ * per_thread) * sizeof(float);
+    TrackedBuffer scratch(tracker, bytes, "cpu-flash tile scratch");
+    if (backward) {
+      const auto rows = static_cast<std::size_t>(p.B) * static_cast<std::size_t>(p.H) *
+                        static_cast<std::size_t>(p.T_q);
+      di_ = TrackedBuffer(tracker, rows * sizeof(float), "cpu-flash backward row sums D_i");
+    }
+    scratch_ = std::move(scratch);
   }
 
   void run(const AttnParams& p, void*) override {
@@ -55,18 +71,29 @@ class CpuFlashBackend final : public Backend {
       const std::int64_t tile = q_tiles - 1 - item / heads;
       const std::int64_t bh = item % heads;
       run_tile(p, static_cast<int>(bh / p.H), static_cast<int>(bh % p.H), tile * kBr,
-               scratch_.as<float>() + t * scratch_floats(D_));
+               scratch_.as<float>() + t * per_thread_);
     });
   }
 
-  void release() override { scratch_.reset(); }
+  void run_backward(const AttnBwdParams& p, void*) override {
+    if (scratch_.get() == nullptr || di_.get() == nullptr || p.fwd.D != D_) {
+      throw std::logic_error("cpu-flash: run_backward() without a training-mode prepare()");
+    }
+    cpu::flash_backward(p, di_.as<float>(), scratch_.as<float>(), per_thread_, threads_);
+  }
+
+  void release() override {
+    scratch_.reset();
+    di_.reset();
+  }
 
  private:
   static void run_tile(const AttnParams& p, int b, int h, std::int64_t i0, float* scratch);
 
   int threads_ = 1;
   int D_ = 0;
-  TrackedBuffer scratch_;
+  std::int64_t per_thread_ = 0;  // floats of one thread's scratch
+  TrackedBuffer scratch_, di_;
 };
 
 void CpuFlashBackend::run_tile(const AttnParams& p, int b, int h, std::int64_t i0, float* scratch) {

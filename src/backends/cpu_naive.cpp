@@ -5,12 +5,15 @@
 //   3. O = P V (full GEMM; masked entries of P are zero)
 // S and P come from the tracker in prepare(); the per-thread tiles used to convert inputs to
 // float32 are small and untracked, like a GPU kernel's shared memory.
+// Training modes: P is what the forward saves; the backward (cpu_naive_bwd.cpp) reuses S's
+// buffer for dP and dS and adds the float32 row sums D_i, also from the tracker.
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <vector>
 
 #include "backends/cpu_backends.h"
+#include "backends/cpu_backward.h"
 #include "backends/cpu_common.h"
 
 namespace fa2b {
@@ -26,13 +29,18 @@ class CpuNaiveBackend final : public Backend {
   bool on_device() const override { return false; }
   Support supports(const Case& c, const TargetInfo&) const override { return cpu::check_case(c); }
 
-  void prepare(const Case&, const AttnParams& p, MemoryTracker& tracker) override {
+  void prepare(const Case& c, const AttnParams& p, MemoryTracker& tracker) override {
     release();
     const auto count = static_cast<std::size_t>(p.B) * static_cast<std::size_t>(p.H) *
                        static_cast<std::size_t>(p.T_q) * static_cast<std::size_t>(p.T_k);
     // Locals first: if P does not fit, S is released on the way out instead of leaking.
     TrackedBuffer s(tracker, count * sizeof(float), "cpu-naive scores S (float32)");
     TrackedBuffer pm(tracker, count * cpu::storage_bytes(p.dtype), "cpu-naive probabilities P");
+    if (runs_backward(c.mode)) {
+      const auto rows = static_cast<std::size_t>(p.B) * static_cast<std::size_t>(p.H) *
+                        static_cast<std::size_t>(p.T_q);
+      di_ = TrackedBuffer(tracker, rows * sizeof(float), "cpu-naive backward row sums D_i");
+    }
     s_ = std::move(s);
     p_ = std::move(pm);
     count_ = count;
@@ -40,9 +48,20 @@ class CpuNaiveBackend final : public Backend {
 
   void run(const AttnParams& p, void*) override;
 
+  void run_backward(const AttnBwdParams& p, void*) override {
+    const AttnParams& f = p.fwd;
+    const auto count = static_cast<std::size_t>(f.B) * static_cast<std::size_t>(f.H) *
+                       static_cast<std::size_t>(f.T_q) * static_cast<std::size_t>(f.T_k);
+    if (p_.get() == nullptr || di_.get() == nullptr || count != count_) {
+      throw std::logic_error("cpu-naive: run_backward() without a training-mode prepare()");
+    }
+    cpu::naive_backward(p, p_.get(), s_.as<float>(), di_.as<float>(), cpu::thread_count());
+  }
+
   void release() override {
     s_.reset();
     p_.reset();
+    di_.reset();
     count_ = 0;
   }
 
@@ -51,7 +70,7 @@ class CpuNaiveBackend final : public Backend {
   void softmax(const AttnParams& p, int threads);
   void compute_output(const AttnParams& p, int threads);
 
-  TrackedBuffer s_, p_;
+  TrackedBuffer s_, p_, di_;
   std::size_t count_ = 0;
 };
 

@@ -73,21 +73,36 @@ int run_plan(const PlanArgs& a) {
 
   fmt::print("plan for {} ({} cases), memory {} ({})\n", config->path, config->cases.size(),
              human_bytes(static_cast<double>(memory)), memory_from);
-  fmt::print("{:<11} {:<40} {:>10} {:>10} {:>11} {:>11} {:>11} {:>6}\n", "backend", "shape",
-             "GFLOP", "inputs", "S (dtype)", "flash m,l,O", "predicted", "fits");
+  bool training = false;
+  for (const Case& c : config->cases) training = training || runs_backward(c.mode);
+  fmt::print("{:<11} {:<48} {:>10} {:>10} {:>11} {:>11} {:>11} {:>11} {:>6}\n", "backend", "shape",
+             "GFLOP", "inputs", "S (dtype)", "flash m,l,O", "saved", "predicted", "fits");
   for (const Case& c : config->cases) {
-    const auto predicted = static_cast<std::int64_t>(*plan_metric_value(c, "predicted_bytes"));
-    fmt::print("{:<11} {:<40} {:>10.1f} {:>10} {:>11} {:>11} {:>11} {:>6}\n", c.backend,
-               c.shape_key(), attention_flops(c) / 1e9,
-               human_bytes(static_cast<double>(io_bytes(c))),
+    const MemoryStats m = predicted_memory(c);
+    // The saved column is empty for forward cases: nothing is kept for a backward.
+    const std::string saved =
+        runs_backward(c.mode) ? human_bytes(static_cast<double>(m.saved_bytes)) : "-";
+    fmt::print("{:<11} {:<48} {:>10.1f} {:>10} {:>11} {:>11} {:>11} {:>11} {:>6}\n", c.backend,
+               c.shape_key(), case_flops(c) / 1e9,
+               human_bytes(static_cast<double>(io_bytes(c) + grad_io_bytes(c))),
                human_bytes(static_cast<double>(score_matrix_bytes(c, dtype_bytes(c.dtype)))),
-               human_bytes(static_cast<double>(flash_state_bytes(c))),
-               human_bytes(static_cast<double>(predicted)), predicted <= memory ? "yes" : "NO");
+               human_bytes(static_cast<double>(flash_state_bytes(c))), saved,
+               human_bytes(static_cast<double>(m.predicted_bytes)),
+               m.predicted_bytes <= memory ? "yes" : "NO");
   }
   fmt::print(
       "\nFLOPs: forward 4*B*H*T_q*T_k*D, halved when causal. S: the T_q x T_k score matrix\n"
       "of every (batch, head) at the input dtype. predicted: tracked peak (inputs, outputs,\n"
       "LSE; naive adds S in fp32 and P in the input dtype).\n");
+  if (training) {
+    fmt::print(
+        "Training modes (/bwd, /fwd_bwd): FLOPs are 2.5x (bwd) or 3.5x (fwd_bwd) the forward's;\n"
+        "inputs add dO, dQ, dK, dV. saved: what the forward keeps for the backward, the fp32 LSE\n"
+        "(O is an output anyway, not counted) plus P in the input dtype for naive, standard and\n"
+        "cpu-naive. predicted is the training peak: inputs and gradients, S and P where\n"
+        "materialised (S's buffer holds dP, dS), and the backward's workspace (fa2: fp32 dQ\n"
+        "accumulator and row sums, 4*B*H*T_q*(D+1); the others: row sums, 4*B*H*T_q).\n");
+  }
   const std::vector<Verdict> verdicts = evaluate_plan_checks(config->checks, config->cases);
   print_verdict_table(verdicts);
   return verdict_exit_code(verdicts);

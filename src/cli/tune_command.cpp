@@ -98,7 +98,7 @@ void time_variant(Platform& platform, const Case& c, const AttnParams& p, int va
     }
   }
   row.ms = summarize(samples).median;
-  row.tflops = attention_flops(c) / (row.ms * 1e-3) / 1e12;
+  row.tflops = case_flops(c) / (row.ms * 1e-3) / 1e12;
 }
 
 std::vector<TuneRow> tune_case(Platform& platform, const Case& c) {

@@ -6,8 +6,8 @@
 namespace fa2b::config_detail {
 
 const std::vector<std::string>& grid_axis_names() {
-  static const std::vector<std::string> names = {"B",   "H", "H_kv",  "T",      "T_q",
-                                                 "T_k", "D", "dtype", "causal", "layout"};
+  static const std::vector<std::string> names = {"B", "H",     "H_kv",   "T",      "T_q", "T_k",
+                                                 "D", "dtype", "causal", "layout", "mode"};
   return names;
 }
 
@@ -38,6 +38,7 @@ json case_axis_value(const Case& c, std::string_view axis) {
   if (axis == "dtype") return std::string(to_string(c.dtype));
   if (axis == "causal") return c.causal;
   if (axis == "layout") return std::string(to_string(c.layout));
+  if (axis == "mode") return std::string(to_string(c.mode));
   return json();
 }
 
@@ -70,6 +71,7 @@ std::optional<json> check_axis_scalar(std::string_view axis, const json& v,
   }
   if (axis == "dtype") return check_name(v, {"fp16", "bf16", "fp32"}, "dtype", pointer, errors);
   if (axis == "layout") return check_name(v, {"bhsd", "bshd"}, "layout", pointer, errors);
+  if (axis == "mode") return check_name(v, {"fwd", "bwd", "fwd_bwd"}, "mode", pointer, errors);
   if (axis == "causal") {
     const auto b = get_bool(v, pointer, errors);
     if (!b) return std::nullopt;

@@ -99,12 +99,27 @@ std::string show(const json& v) {
   return s;
 }
 
+const std::vector<std::string>& unsupported_training_options() {
+  static const std::vector<std::string> names = {"dropout", "dropout_p", "softcap", "alibi_slopes",
+                                                 "window_size"};
+  return names;
+}
+
 void check_keys(const json& obj, const std::string& pointer,
                 const std::vector<std::string>& allowed, std::string_view what, Errors& errors) {
+  const auto& unsupported = unsupported_training_options();
   for (const auto& item : obj.items()) {
     const std::string& key = item.key();
     if (!key.empty() && key[0] == '_') continue;  // comments
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+    if (std::find(unsupported.begin(), unsupported.end(), key) != unsupported.end()) {
+      errors.add(ptr(pointer, key),
+                 "\"" + key +
+                     "\" is not supported: fa2bench measures exact softmax attention without "
+                     "dropout, soft-capping, ALiBi or windows; the one training option is the "
+                     "\"mode\" axis (fwd, bwd, fwd_bwd)");
+      continue;
+    }
     std::string msg = "unknown " + std::string(what) + " \"" + key + "\"";
     const std::string near = did_you_mean(key, allowed);
     if (!near.empty()) msg += " (did you mean \"" + near + "\"?)";

@@ -50,6 +50,11 @@ std::string join(const std::vector<std::string>& items, std::string_view sep = "
 // A JSON value as the user wrote it, shortened when long: "2048" (a string), 1.5, [1,2].
 std::string show(const json& v);
 
+// Options of flash-attention's training API that fa2bench does not measure (dropout and the
+// attention variants beside exact softmax attention). Named anywhere in a config, they are
+// refused with their own message rather than as a misspelling.
+const std::vector<std::string>& unsupported_training_options();
+
 // Reports every key of `obj` (an object) not in `allowed`, with a did-you-mean. `what` names
 // the kind of key ("key", "axis", "measure setting"). Keys starting with "_" are comments.
 void check_keys(const json& obj, const std::string& pointer,

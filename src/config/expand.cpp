@@ -127,6 +127,7 @@ void set_axis(Case& c, const std::string& axis, const json& v) {
   if (axis == "dtype") c.dtype = *parse_dtype(v.get<std::string>());
   if (axis == "causal") c.causal = v.get<bool>();
   if (axis == "layout") c.layout = *parse_layout(v.get<std::string>());
+  if (axis == "mode") c.mode = *parse_mode(v.get<std::string>());
 }
 
 std::string describe_shape(const Case& c) {

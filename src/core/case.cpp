@@ -18,8 +18,16 @@ std::string_view to_string(DType d) {
 std::string_view to_string(Layout l) {
   return l == Layout::bhsd ? "bhsd" : "bshd";
 }
-std::string_view to_string(Mode) {
-  return "fwd";
+std::string_view to_string(Mode m) {
+  switch (m) {
+    case Mode::fwd:
+      return "fwd";
+    case Mode::bwd:
+      return "bwd";
+    case Mode::fwd_bwd:
+      return "fwd_bwd";
+  }
+  return "?";
 }
 std::string_view to_string(InputDist d) {
   switch (d) {
@@ -47,7 +55,8 @@ std::optional<Layout> parse_layout(std::string_view s) {
   return std::nullopt;
 }
 std::optional<Mode> parse_mode(std::string_view s) {
-  if (s == "fwd") return Mode::fwd;
+  for (Mode m : {Mode::fwd, Mode::bwd, Mode::fwd_bwd})
+    if (to_string(m) == s) return m;
   return std::nullopt;
 }
 std::optional<InputDist> parse_input_dist(std::string_view s) {
@@ -71,6 +80,7 @@ std::string Case::shape_key() const {
   }
   s += fmt::format("-D{}/{}/{}", D, to_string(dtype), causal ? "causal" : "full");
   if (layout != Layout::bhsd) s += fmt::format("/{}", to_string(layout));
+  if (mode != Mode::fwd) s += fmt::format("/{}", to_string(mode));
   return s;
 }
 

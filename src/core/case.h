@@ -10,12 +10,18 @@ namespace fa2b {
 
 enum class DType { fp16, bf16, fp32 };
 enum class Layout { bhsd, bshd };
-enum class Mode { fwd };
+// fwd: the forward alone; bwd: the backward alone (the forward runs once, untimed, to produce
+// what the backward reads); fwd_bwd: one training step of the attention, both passes timed.
+enum class Mode { fwd, bwd, fwd_bwd };
 enum class InputDist { normal, uniform, large, nan };
 
 std::string_view to_string(DType);
 std::string_view to_string(Layout);
 std::string_view to_string(Mode);
+// True for the modes that run the backward (bwd, fwd_bwd).
+inline bool runs_backward(Mode m) {
+  return m != Mode::fwd;
+}
 std::string_view to_string(InputDist);
 std::optional<DType> parse_dtype(std::string_view);
 std::optional<Layout> parse_layout(std::string_view);
@@ -49,7 +55,8 @@ struct Case {
   MeasureSettings measure;
 
   // Stable identity used to match cases across result files, e.g.
-  // "fa2/B1-H32-T2048-D128/fp16/causal"; T_q != T_k, H_kv != H and bshd add their own tags.
+  // "fa2/B1-H32-T2048-D128/fp16/causal"; T_q != T_k, H_kv != H, bshd and a mode other than
+  // fwd add their own tags (so forward ids stay those of results written before modes).
   std::string id() const;
   // The shape part of the id only ("B1-H32-T2048-D128/fp16/causal").
   std::string shape_key() const;

@@ -24,6 +24,18 @@ std::optional<Status> parse_status(std::string_view s) {
   return std::nullopt;
 }
 
+std::string_view to_string(Grad g) {
+  switch (g) {
+    case Grad::dq:
+      return "dq";
+    case Grad::dk:
+      return "dk";
+    case Grad::dv:
+      return "dv";
+  }
+  return "?";
+}
+
 std::string_view to_string(VerdictKind v) {
   switch (v) {
     case VerdictKind::pass:

@@ -27,11 +27,22 @@ struct MemoryStats {
   std::int64_t peak_bytes = 0;       // tracked peak during the case, inputs included
   std::int64_t workspace_bytes = 0;  // peak beyond Q, K, V, O, LSE
   std::int64_t predicted_bytes = 0;  // shape algebra's prediction of peak_bytes
+  std::int64_t saved_bytes = 0;      // shape algebra: what the forward keeps for the backward
   std::int64_t requested_bytes = 0;  // for status "oom": the allocation that failed
   // False when a loaded results file had no "memory" block: the zeros above are then unknown,
   // not measured, and no check or gate may read them as 0.
   bool recorded = true;
 };
+
+// One tensor's error against the float64 reference.
+struct ErrorStats {
+  double max_abs_err = kNaN, mean_abs_err = kNaN, rel_l2_err = kNaN;
+};
+
+// The gradients a training-mode case checks, in the order results list them.
+enum class Grad { dq, dk, dv };
+inline constexpr Grad kGrads[] = {Grad::dq, Grad::dk, Grad::dv};
+std::string_view to_string(Grad);
 
 struct Accuracy {
   bool checked = false;
@@ -40,6 +51,13 @@ struct Accuracy {
   std::int64_t rows_checked = 0;  // query rows compared with the float64 reference
   // False when a loaded results file had no accuracy.nonfinite: unknown, never 0.
   bool nonfinite_recorded = true;
+  // Training modes: dQ on the same query rows, dK and dV on key_rows_checked key rows.
+  bool grads_checked = false;
+  ErrorStats grad[3];               // indexed by Grad
+  std::int64_t grad_nonfinite = 0;  // non-finite elements in the whole of dQ, dK and dV
+  std::int64_t key_rows_checked = 0;
+  const ErrorStats& of(Grad g) const { return grad[static_cast<int>(g)]; }
+  ErrorStats& of(Grad g) { return grad[static_cast<int>(g)]; }
 };
 
 struct CaseResult {

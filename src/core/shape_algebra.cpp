@@ -19,6 +19,22 @@ bool materialises_scores(std::string_view backend) {
 
 }  // namespace
 
+double mode_flops_factor(Mode m) {
+  switch (m) {
+    case Mode::fwd:
+      return 1.0;
+    case Mode::bwd:
+      return 2.5;
+    case Mode::fwd_bwd:
+      return 3.5;
+  }
+  return 1.0;
+}
+
+double case_flops(const Case& c) {
+  return attention_flops(c) * mode_flops_factor(c.mode);
+}
+
 double attention_flops(const Case& c) {
   const double f = 4.0 * static_cast<double>(c.B) * static_cast<double>(c.H) *
                    static_cast<double>(c.T_q) * static_cast<double>(c.T_k) *
@@ -34,8 +50,59 @@ std::int64_t io_bytes(const Case& c) {
   return qo + kv + lse;
 }
 
+std::int64_t grad_io_bytes(const Case& c) {
+  if (!runs_backward(c.mode)) return 0;
+  const std::int64_t e = dtype_bytes(c.dtype);
+  return 2 * tensor_elems(c, c.H, c.T_q) * e + 2 * tensor_elems(c, c.H_kv, c.T_k) * e;
+}
+
 std::int64_t min_traffic_bytes(const Case& c) {
+  // The backward reads what the forward touched (Q, K, V, O, LSE) plus dO and writes the three
+  // gradients: io_bytes + grad_io_bytes.
+  const std::int64_t backward = io_bytes(c) + grad_io_bytes(c);
+  switch (c.mode) {
+    case Mode::fwd:
+      return io_bytes(c);
+    case Mode::bwd:
+      return backward;
+    case Mode::fwd_bwd:
+      return io_bytes(c) + backward;
+  }
   return io_bytes(c);
+}
+
+namespace {
+
+std::int64_t lse_bytes(const Case& c) {
+  return c.B * c.H * c.T_q * 4;
+}
+
+std::int64_t aligned256(std::int64_t bytes) {
+  return (bytes + 255) / 256 * 256;
+}
+
+// The CUDA naive kernels pad each S/P row to a multiple of 8 elements (16-byte aligned rows)
+// and round each matrix up to 256 bytes; the others store S and P unpadded.
+std::int64_t matrix_bytes(const Case& c, int elem_bytes) {
+  if (c.backend != "naive") return score_matrix_bytes(c, elem_bytes);
+  const std::int64_t rows = c.B * c.H * c.T_q, ld = (c.T_k + 7) / 8 * 8;
+  return aligned256(rows * ld * elem_bytes);
+}
+
+}  // namespace
+
+std::int64_t saved_bytes(const Case& c) {
+  if (!runs_backward(c.mode)) return 0;
+  std::int64_t bytes = lse_bytes(c);
+  if (materialises_scores(c.backend)) bytes += matrix_bytes(c, dtype_bytes(c.dtype));
+  return bytes;
+}
+
+std::int64_t backward_workspace_bytes(const Case& c) {
+  if (!runs_backward(c.mode)) return 0;
+  if (c.backend == "fa2") return 4 * c.B * c.H * c.T_q * (c.D + 1);
+  if (c.backend == "cudnn") return 0;
+  return 4 * c.B * c.H * c.T_q;
 }
 
 std::int64_t score_matrix_bytes(const Case& c, int elem_bytes) {
@@ -46,21 +113,15 @@ std::int64_t flash_state_bytes(const Case& c) {
   return 4 * c.B * c.H * c.T_q * (2 + c.D);
 }
 
-// Predicted peak of a case's tracked memory: the inputs and outputs, plus for materialising
-// backends S in float32 and P in the input dtype (each 256-byte aligned, as allocated), plus
-// for "standard" the cuBLAS workspace.
+// Predicted peak of a case's tracked memory: the inputs and outputs (in the training modes dO
+// and the gradients too), plus for materialising backends S in float32 and P in the input
+// dtype (P is what their forward saves for the backward; S's buffer holds dP and dS in the
+// backward), plus for "standard" the cuBLAS workspace, plus the backward's workspace. Every
+// buffer lives for the whole case, so the peak is their sum.
 static std::int64_t predicted_peak_bytes(const Case& c) {
-  std::int64_t bytes = io_bytes(c);
+  std::int64_t bytes = io_bytes(c) + grad_io_bytes(c) + backward_workspace_bytes(c);
   if (!materialises_scores(c.backend)) return bytes;
-  if (c.backend == "naive") {
-    // The CUDA kernels pad each S/P row to a multiple of 8 elements (16-byte aligned rows)
-    // and round each matrix up to 256 bytes.
-    const std::int64_t rows = c.B * c.H * c.T_q, ld = (c.T_k + 7) / 8 * 8;
-    auto aligned = [](std::int64_t b) { return (b + 255) / 256 * 256; };
-    return bytes + aligned(rows * ld * 4) + aligned(rows * ld * dtype_bytes(c.dtype));
-  }
-  bytes += score_matrix_bytes(c, 4) + score_matrix_bytes(c, dtype_bytes(c.dtype));
-  // standard: S and P unpadded (leading dimension T_k), exactly as allocated.
+  bytes += matrix_bytes(c, 4) + matrix_bytes(c, dtype_bytes(c.dtype));
   if (c.backend == "standard") bytes += kStandardCublasWorkspaceBytes;
   return bytes;
 }
@@ -71,19 +132,30 @@ const std::vector<std::string>& plan_metric_names() {
                                                  "score_matrix_bytes",
                                                  "score_matrix_fp32_bytes",
                                                  "flash_state_bytes",
+                                                 "saved_bytes",
+                                                 "backward_workspace_bytes",
                                                  "predicted_bytes"};
   return names;
 }
 
 std::optional<double> plan_metric_value(const Case& c, std::string_view name) {
-  if (name == "flops") return attention_flops(c);
+  if (name == "flops") return case_flops(c);
   if (name == "io_bytes") return static_cast<double>(io_bytes(c));
   if (name == "score_matrix_bytes")
     return static_cast<double>(score_matrix_bytes(c, dtype_bytes(c.dtype)));
   if (name == "score_matrix_fp32_bytes") return static_cast<double>(score_matrix_bytes(c, 4));
   if (name == "flash_state_bytes") return static_cast<double>(flash_state_bytes(c));
+  if (name == "saved_bytes") return static_cast<double>(saved_bytes(c));
+  if (name == "backward_workspace_bytes") return static_cast<double>(backward_workspace_bytes(c));
   if (name == "predicted_bytes") return static_cast<double>(predicted_peak_bytes(c));
   return std::nullopt;
+}
+
+MemoryStats predicted_memory(const Case& c) {
+  MemoryStats m;
+  m.predicted_bytes = predicted_peak_bytes(c);
+  m.saved_bytes = saved_bytes(c);
+  return m;
 }
 
 bool sizes_fit_int64(const Case& c, std::string* why) {

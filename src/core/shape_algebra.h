@@ -8,16 +8,34 @@
 #include <vector>
 
 #include "core/case.h"
+#include "core/result.h"
 
 namespace fa2b {
 
 // Forward FLOPs by flash-attention's convention: 4*B*H*T_q*T_k*D, halved when causal.
 double attention_flops(const Case& c);
+// FLOPs of the case's mode as a multiple of the forward's (flash-attention's convention):
+// fwd 1, bwd 2.5 (the backward's five GEMMs against the forward's two), fwd_bwd 3.5.
+double mode_flops_factor(Mode m);
+// attention_flops(c) * mode_flops_factor(c.mode): what TFLOP/s of the case is computed from.
+double case_flops(const Case& c);
 
 // Bytes of Q, K, V and O in the case's dtype plus the float32 LSE.
 std::int64_t io_bytes(const Case& c);
-// Fewest bytes one forward must move through memory: Q, K, V read once, O and LSE written once.
+// Bytes of the training modes' extra tensors: dO, dQ (like Q) and dK, dV (like K, V); 0 in fwd.
+std::int64_t grad_io_bytes(const Case& c);
+// Fewest bytes the case's mode must move through memory. Forward: Q, K, V read once, O and LSE
+// written once. Backward: Q, K, V, O, dO, LSE read once, dQ, dK, dV written once. fwd_bwd: both.
 std::int64_t min_traffic_bytes(const Case& c);
+// What the forward keeps for the backward (0 in fwd mode). Every backend keeps O and the
+// float32 LSE; O is an output anyway, so only the LSE (4*B*H*T_q) is counted. Materialising
+// backends (naive, standard, cpu-naive) also keep P [B, H, T_q, T_k] in the input dtype.
+std::int64_t saved_bytes(const Case& c);
+// Tracked workspace the backward needs beyond the forward's buffers (0 in fwd mode). fa2: its
+// fp32 dQ accumulator and fp32 row sums D_i, 4*B*H*T_q*(D + 1) (kernels/fa2/fa2_bwd.h). The CPU
+// backends and naive/standard: the row sums D_i, 4*B*H*T_q (the materialising ones reuse S's
+// float32 buffer for dP and dS). cudnn: 0, its backward workspace is not modelled.
+std::int64_t backward_workspace_bytes(const Case& c);
 // The T_q x T_k score matrix of every (batch, head) at `elem_bytes` per element
 // (the seed notebook counts it at the input dtype's 2 bytes).
 std::int64_t score_matrix_bytes(const Case& c, int elem_bytes);
@@ -33,6 +51,9 @@ inline constexpr std::int64_t kStandardCublasWorkspaceBytes = std::int64_t{32} <
 // "predicted_bytes" for the case's backend), as plan checks use them.
 const std::vector<std::string>& plan_metric_names();
 std::optional<double> plan_metric_value(const Case& c, std::string_view name);
+
+// The predictions a result carries for every case, run or not: predicted_bytes, saved_bytes.
+MemoryStats predicted_memory(const Case& c);
 
 // Overflow guard: element count of the largest tensor or matrix a case implies fits in int64.
 bool sizes_fit_int64(const Case& c, std::string* why);

@@ -21,6 +21,7 @@ const char* const kColumns[] = {"id",
                                 "dtype",
                                 "causal",
                                 "layout",
+                                "mode",
                                 "target",
                                 "status",
                                 "reason",
@@ -43,7 +44,19 @@ const char* const kColumns[] = {"id",
                                 "rel_l2_err",
                                 "nonfinite",
                                 "rows_checked",
-                                "device_index"};
+                                "device_index",
+                                "saved_bytes",
+                                "max_abs_err_dq",
+                                "mean_abs_err_dq",
+                                "rel_l2_err_dq",
+                                "max_abs_err_dk",
+                                "mean_abs_err_dk",
+                                "rel_l2_err_dk",
+                                "max_abs_err_dv",
+                                "mean_abs_err_dv",
+                                "rel_l2_err_dv",
+                                "nonfinite_grad",
+                                "key_rows_checked"};
 
 }  // namespace
 
@@ -58,6 +71,12 @@ std::string results_csv_text(const ResultSet& rs) {
     const Case& c = r.c;
     const TimeStats& t = r.time;
     const bool acc = r.accuracy.checked;
+    // Training-mode columns stay empty for forward cases.
+    const bool train = runs_backward(c.mode);
+    const bool grads = r.accuracy.grads_checked;
+    auto grad = [&](Grad g, double ErrorStats::*field) {
+      return grads ? csv_number(r.accuracy.of(g).*field) : std::string();
+    };
     const std::string row[] = {csv_field(c.id()),
                                csv_field(c.sweep),
                                csv_field(c.backend),
@@ -71,6 +90,7 @@ std::string results_csv_text(const ResultSet& rs) {
                                std::string(to_string(c.dtype)),
                                c.causal ? "true" : "false",
                                std::string(to_string(c.layout)),
+                               std::string(to_string(c.mode)),
                                csv_field(r.target),
                                std::string(to_string(r.status)),
                                csv_field(r.reason),
@@ -93,7 +113,19 @@ std::string results_csv_text(const ResultSet& rs) {
                                acc ? csv_number(r.accuracy.rel_l2_err) : "",
                                acc ? std::to_string(r.accuracy.nonfinite) : "",
                                std::to_string(r.accuracy.rows_checked),
-                               r.device_index >= 0 ? std::to_string(r.device_index) : ""};
+                               r.device_index >= 0 ? std::to_string(r.device_index) : "",
+                               train ? std::to_string(r.memory.saved_bytes) : "",
+                               grad(Grad::dq, &ErrorStats::max_abs_err),
+                               grad(Grad::dq, &ErrorStats::mean_abs_err),
+                               grad(Grad::dq, &ErrorStats::rel_l2_err),
+                               grad(Grad::dk, &ErrorStats::max_abs_err),
+                               grad(Grad::dk, &ErrorStats::mean_abs_err),
+                               grad(Grad::dk, &ErrorStats::rel_l2_err),
+                               grad(Grad::dv, &ErrorStats::max_abs_err),
+                               grad(Grad::dv, &ErrorStats::mean_abs_err),
+                               grad(Grad::dv, &ErrorStats::rel_l2_err),
+                               grads ? std::to_string(r.accuracy.grad_nonfinite) : "",
+                               grads ? std::to_string(r.accuracy.key_rows_checked) : ""};
     static_assert(sizeof(row) / sizeof(row[0]) == sizeof(kColumns) / sizeof(kColumns[0]));
     for (std::size_t i = 0; i < std::size(row); ++i) {
       if (i) out += ',';

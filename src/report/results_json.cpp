@@ -84,6 +84,20 @@ J case_json(const CaseResult& r) {
                    {"rel_l2_err", number_json<J>(a.rel_l2_err)},
                    {"nonfinite", a.nonfinite},
                    {"rows_checked", a.rows_checked}};
+  // Training modes only, so forward results stay as they were.
+  if (runs_backward(c.mode)) {
+    j["memory"]["saved_bytes"] = r.memory.saved_bytes;
+    J& acc = j["accuracy"];
+    acc["grads_checked"] = a.grads_checked;
+    for (Grad g : kGrads) {
+      const std::string suffix = "_" + std::string(to_string(g));
+      acc["max_abs_err" + suffix] = number_json<J>(a.of(g).max_abs_err);
+      acc["mean_abs_err" + suffix] = number_json<J>(a.of(g).mean_abs_err);
+      acc["rel_l2_err" + suffix] = number_json<J>(a.of(g).rel_l2_err);
+    }
+    acc["nonfinite_grad"] = a.grad_nonfinite;
+    acc["key_rows_checked"] = a.key_rows_checked;
+  }
   return j;
 }
 
@@ -102,22 +116,31 @@ J verdict_json(const Verdict& v) {
 template <class J>
 J conventions() {
   J j = J::object();
-  j["flops"] = "forward 4*B*H*T_q*T_k*D, halved when causal (flash-attention convention)";
+  j["flops"] =
+      "forward 4*B*H*T_q*T_k*D, halved when causal; params.mode bwd counts 2.5x the forward, "
+      "fwd_bwd 3.5x (flash-attention convention)";
   j["tflops"] = "flops / median time of the timed region, 1e12 per second";
   j["gbps"] =
-      "minimal traffic (Q, K, V read once; O and the float32 LSE written once) / median time, "
-      "1e9 bytes per second";
+      "minimal traffic (forward: Q, K, V read once, O and the float32 LSE written once; "
+      "backward: Q, K, V, O, dO, LSE read once, dQ, dK, dV written once; fwd_bwd: both) / "
+      "median time, 1e9 bytes per second";
   j["time_ms"] =
       "timed region only, milliseconds (CUDA events on the GPU target, a steady clock on the "
       "CPU target); L2 flushed before each sample when measure.l2_flush; 'first' is the very "
-      "first launch, not one of the samples";
+      "first launch, not one of the samples. params.mode bwd times the backward alone (its "
+      "forward ran once before, untimed); fwd_bwd times forward and backward together";
   j["peak_bytes"] = "tracked allocations during the case, inputs and outputs included";
-  j["workspace_bytes"] = "tracked peak beyond Q, K, V, O and LSE";
+  j["workspace_bytes"] = "tracked peak beyond Q, K, V, O and LSE (and dO, dQ, dK, dV)";
+  j["saved_bytes"] =
+      "training modes: predicted bytes the forward keeps for the backward; the float32 LSE "
+      "(O is an output anyway and not counted), plus P in the input dtype for naive, standard "
+      "and cpu-naive";
   j["predicted_bytes"] = "the shape algebra's prediction of peak_bytes";
   j["requested_bytes"] = "status oom: the size of the allocation that failed";
   j["accuracy"] =
       "float64 CPU reference on accuracy.rows_checked query rows; nonfinite counts the whole "
-      "output";
+      "output. Training modes: dQ on the same query rows, dK and dV on key_rows_checked key "
+      "rows, with a seeded random dO; nonfinite_grad counts the whole of dQ, dK and dV";
   j["numbers"] = "NaN is written as null, +inf and -inf as the strings \"inf\" and \"-inf\"";
   return j;
 }

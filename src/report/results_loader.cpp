@@ -225,6 +225,7 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
     rd.opt_int(*m, mem, "workspace_bytes", r.memory.workspace_bytes);
     rd.opt_int(*m, mem, "predicted_bytes", r.memory.predicted_bytes);
     rd.opt_int(*m, mem, "requested_bytes", r.memory.requested_bytes);
+    rd.opt_int(*m, mem, "saved_bytes", r.memory.saved_bytes);
   } else {
     r.memory.recorded = false;
   }
@@ -240,6 +241,15 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
     // Older writers had no "checked": a case with compared rows was checked.
     acc.checked = acc.rows_checked > 0;
     rd.opt_bool(*a, ap, "checked", acc.checked);
+    rd.opt_bool(*a, ap, "grads_checked", acc.grads_checked);
+    for (Grad g : kGrads) {
+      const std::string suffix = "_" + std::string(to_string(g));
+      rd.opt_double(*a, ap, ("max_abs_err" + suffix).c_str(), acc.of(g).max_abs_err);
+      rd.opt_double(*a, ap, ("mean_abs_err" + suffix).c_str(), acc.of(g).mean_abs_err);
+      rd.opt_double(*a, ap, ("rel_l2_err" + suffix).c_str(), acc.of(g).rel_l2_err);
+    }
+    rd.opt_int(*a, ap, "nonfinite_grad", acc.grad_nonfinite);
+    rd.opt_int(*a, ap, "key_rows_checked", acc.key_rows_checked);
   } else {
     r.accuracy.nonfinite_recorded = false;
   }

@@ -4,6 +4,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <functional>
+#include <tuple>
 #include <vector>
 
 #include "backends/shape_params.h"
@@ -12,13 +14,16 @@
 #include "core/stats.h"
 #include "runner/case_dump.h"
 #include "verify/reference.h"
+#include "verify/reference_grad.h"
 
 namespace fa2b {
 namespace {
 
-// The case's tensors, owned through the platform's tracker.
+// The case's tensors, owned through the platform's tracker. The training modes add dO (like
+// O) and the gradients dQ, dK, dV (like Q, K, V).
 struct CaseTensors {
   TrackedBuffer q, k, v, o, lse;
+  TrackedBuffer d_o, dq, dk, dv;
   TensorDesc qd, kd, vd, od;
 };
 
@@ -42,7 +47,23 @@ CaseTensors allocate(const Case& c, MemoryTracker& tracker) {
   t.v = TrackedBuffer(tracker, tensor_bytes(c, t.vd), "V");
   t.o = TrackedBuffer(tracker, tensor_bytes(c, t.od), "O");
   t.lse = TrackedBuffer(tracker, static_cast<std::size_t>(c.B * c.H * c.T_q) * 4, "LSE");
+  if (runs_backward(c.mode)) {
+    t.d_o = TrackedBuffer(tracker, tensor_bytes(c, t.od), "dO");
+    t.dq = TrackedBuffer(tracker, tensor_bytes(c, t.qd), "dQ");
+    t.dk = TrackedBuffer(tracker, tensor_bytes(c, t.kd), "dK");
+    t.dv = TrackedBuffer(tracker, tensor_bytes(c, t.vd), "dV");
+  }
   return t;
+}
+
+AttnBwdParams bwd_params_for(const AttnParams& p, const CaseTensors& t) {
+  AttnBwdParams b;
+  b.fwd = p;
+  b.d_o = t.d_o.get();
+  b.d_q = t.dq.get();
+  b.d_k = t.dk.get();
+  b.d_v = t.dv.get();
+  return b;
 }
 
 AttnParams params_for(const Case& c, const CaseTensors& t) {
@@ -67,6 +88,46 @@ struct VerifyData {
   std::vector<double> ref, ref_lse;
 };
 
+// Copies rows (b, head, t) of a tensor with descriptor `td` back, as floats [row][D].
+template <typename Row, typename Index>
+std::vector<float> copy_rows(const Case& c, const void* base, const TensorDesc& td,
+                             const std::vector<Row>& rows, Index index, Platform& platform) {
+  const std::size_t row_bytes = static_cast<std::size_t>(c.D) * dtype_bytes(c.dtype);
+  std::vector<unsigned char> row(row_bytes);
+  std::vector<float> got(rows.size() * static_cast<std::size_t>(c.D));
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const auto [b, h, i] = index(rows[r]);
+    const std::int64_t off = b * td.strides.b + h * td.strides.h + i * td.strides.t;
+    platform.copy_to_host(row.data(),
+                          static_cast<const unsigned char*>(base) + off * dtype_bytes(c.dtype),
+                          row_bytes);
+    for (std::int64_t d = 0; d < c.D; ++d) got[r * c.D + d] = to_float(row.data(), d, c.dtype);
+  }
+  return got;
+}
+
+// Compares dQ on the forward's sampled query rows and dK, dV on sampled key rows with the
+// float64 reference backward; counts non-finite elements over the whole of dQ, dK and dV.
+void verify_grads(const Case& c, const CaseTensors& t, const std::vector<RowRef>& rows,
+                  Platform& platform, Accuracy& a) {
+  const std::vector<KeyRowRef> keys = sample_key_rows(c, c.measure.verify_rows, c.measure.seed);
+  const GradReference ref = reference_grads(c, rows, keys);
+  using Triple = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
+  const auto query_index = [](const RowRef& r) { return Triple{r.b, r.h, r.i}; };
+  const auto key_index = [](const KeyRowRef& k) { return Triple{k.b, k.hk, k.j}; };
+  a.of(Grad::dq) =
+      compare_values(ref.dq, copy_rows(c, t.dq.get(), t.qd, rows, query_index, platform), nullptr);
+  a.of(Grad::dk) =
+      compare_values(ref.dk, copy_rows(c, t.dk.get(), t.kd, keys, key_index, platform), nullptr);
+  a.of(Grad::dv) =
+      compare_values(ref.dv, copy_rows(c, t.dv.get(), t.vd, keys, key_index, platform), nullptr);
+  a.key_rows_checked = static_cast<std::int64_t>(keys.size());
+  a.grad_nonfinite = platform.count_nonfinite(t.dq.get(), c.dtype, c.B * c.H * c.T_q * c.D) +
+                     platform.count_nonfinite(t.dk.get(), c.dtype, c.B * c.H_kv * c.T_k * c.D) +
+                     platform.count_nonfinite(t.dv.get(), c.dtype, c.B * c.H_kv * c.T_k * c.D);
+  a.grads_checked = true;
+}
+
 // Copies the sampled output rows back and compares them with the float64 reference.
 Accuracy verify(const Case& c, const CaseTensors& t, Platform& platform, VerifyData& vd) {
   vd.rows = sample_rows(c, c.measure.verify_rows, c.measure.seed);
@@ -74,26 +135,38 @@ Accuracy verify(const Case& c, const CaseTensors& t, Platform& platform, VerifyD
   std::vector<double>& ref = vd.ref;
   std::vector<double>& ref_lse = vd.ref_lse;
   reference_rows(c, rows, ref, ref_lse);
-  const std::size_t row_bytes = static_cast<std::size_t>(c.D) * dtype_bytes(c.dtype);
-  std::vector<unsigned char> row(row_bytes);
-  std::vector<float> got(rows.size() * static_cast<std::size_t>(c.D));
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    const std::int64_t off =
-        rows[r].b * t.od.strides.b + rows[r].h * t.od.strides.h + rows[r].i * t.od.strides.t;
-    platform.copy_to_host(row.data(),
-                          static_cast<const unsigned char*>(t.o.get()) + off * dtype_bytes(c.dtype),
-                          row_bytes);
-    for (std::int64_t d = 0; d < c.D; ++d) got[r * c.D + d] = to_float(row.data(), d, c.dtype);
-  }
+  const std::vector<float> got = copy_rows(
+      c, t.o.get(), t.od, rows,
+      [](const RowRef& r) {
+        return std::tuple<std::int64_t, std::int64_t, std::int64_t>{r.b, r.h, r.i};
+      },
+      platform);
   Accuracy a = compare_rows(c, rows, ref, got);
   a.nonfinite = platform.count_nonfinite(t.o.get(), c.dtype, c.B * c.H * c.T_q * c.D);
   return a;
 }
 
-void sample_timings(const Case& c, Backend& backend, const AttnParams& p, Platform& platform,
+// The timed region of the case's mode: the forward, the backward alone (its forward ran
+// before), or both.
+std::function<void()> timed_region(const Case& c, Backend& backend, const AttnParams& p,
+                                   const AttnBwdParams& bp, Platform& platform) {
+  switch (c.mode) {
+    case Mode::fwd:
+      break;
+    case Mode::bwd:
+      return [&backend, &bp, &platform] { backend.run_backward(bp, platform.stream()); };
+    case Mode::fwd_bwd:
+      return [&backend, &p, &bp, &platform] {
+        backend.run(p, platform.stream());
+        backend.run_backward(bp, platform.stream());
+      };
+  }
+  return [&backend, &p, &platform] { backend.run(p, platform.stream()); };
+}
+
+void sample_timings(const Case& c, const std::function<void()>& launch, Platform& platform,
                     CaseResult& r) {
   const MeasureSettings& m = c.measure;
-  auto launch = [&] { backend.run(p, platform.stream()); };
   for (int i = 0; i < m.warmup; ++i) platform.time_ms(launch, false);
   platform.check_after_run("warm-up");
 
@@ -122,8 +195,8 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
   r.c = c;
   r.target = platform.target();
   if (r.target == "cuda") r.device_index = platform.device_block().value("index", -1);
-  r.flops = attention_flops(c);
-  r.memory.predicted_bytes = static_cast<std::int64_t>(*plan_metric_value(c, "predicted_bytes"));
+  r.flops = case_flops(c);
+  r.memory = predicted_memory(c);
 
   std::string why;
   if (platform.broken(&why)) {
@@ -149,6 +222,9 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
     platform.fill(t.q.get(), t.qd, c.dtype, c.measure.seed, InputTensor::q, dist);
     platform.fill(t.k.get(), t.kd, c.dtype, c.measure.seed, InputTensor::k, dist);
     platform.fill(t.v.get(), t.vd, c.dtype, c.measure.seed, InputTensor::v, dist);
+    const bool backward = runs_backward(c.mode);
+    if (backward) platform.fill(t.d_o.get(), t.od, c.dtype, c.measure.seed, InputTensor::d_o, dist);
+    const AttnBwdParams bp = bwd_params_for(p, t);
 
     struct Release {  // release() runs on every path out, exceptions included
       Backend& b;
@@ -163,10 +239,21 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
 
     platform.poison(t.o.get(), t.o.bytes());
     platform.poison(t.lse.get(), t.lse.bytes());
-    r.time.first_ms = platform.time_ms([&] { backend.run(p, platform.stream()); }, false);
+    if (backward) {  // gradients left unwritten stay NaN and are counted
+      platform.poison(t.dq.get(), t.dq.bytes());
+      platform.poison(t.dk.get(), t.dk.bytes());
+      platform.poison(t.dv.get(), t.dv.bytes());
+    }
+    if (c.mode == Mode::bwd) {  // the forward the backward reads, outside every timed region
+      backend.run(p, platform.stream());
+      platform.check_after_run("forward before the backward");
+    }
+    const std::function<void()> launch = timed_region(c, backend, p, bp, platform);
+    r.time.first_ms = platform.time_ms(launch, false);
     platform.check_after_run("first run");
     VerifyData vd;
     r.accuracy = verify(c, t, platform, vd);
+    if (backward) verify_grads(c, t, vd.rows, platform, r.accuracy);
     if (dump) {
       const DumpTensors dt{t.q.get(), t.k.get(), t.v.get(), t.o.get(), t.qd, t.kd, t.vd, t.od};
       std::string warning;
@@ -179,7 +266,7 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
       if (!warning.empty()) fmt::print(stderr, "fa2bench: warning: {}\n", warning);
     }
 
-    sample_timings(c, backend, p, platform, r);
+    sample_timings(c, launch, platform, r);
     r.memory.peak_bytes = tracker.peak_bytes() - base;
     r.memory.workspace_bytes = r.memory.peak_bytes - io;
     r.tflops = r.flops / (r.time.median * 1e-3) / 1e12;
@@ -192,8 +279,7 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
   } catch (const UnsupportedCase& e) {
     r.status = Status::unsupported;
     r.reason = e.what();
-    r.memory = MemoryStats{};
-    r.memory.predicted_bytes = static_cast<std::int64_t>(*plan_metric_value(c, "predicted_bytes"));
+    r.memory = predicted_memory(c);
   } catch (const std::exception& e) {
     r.status = Status::error;
     r.reason = e.what();

@@ -22,9 +22,8 @@ CaseResult result_without_run(const Case& c, const std::string& target, Status s
   r.target = target;
   r.status = status;
   r.reason = std::move(reason);
-  r.flops = attention_flops(c);
-  if (const auto p = plan_metric_value(c, "predicted_bytes"))
-    r.memory.predicted_bytes = static_cast<std::int64_t>(*p);
+  r.flops = case_flops(c);
+  r.memory = predicted_memory(c);
   return r;
 }
 

@@ -80,8 +80,9 @@ std::vector<RowRef> sample_rows(const Case& c, int max_rows, std::uint64_t seed)
 
 float stored_input(const Case& c, int tensor, std::int64_t b, std::int64_t h, std::int64_t t,
                    std::int64_t d) {
-  const std::int64_t heads = tensor == 1 ? c.H : c.H_kv;
-  const std::int64_t seq = tensor == 1 ? c.T_q : c.T_k;
+  const bool like_q = tensor == 1 || tensor == 4;
+  const std::int64_t heads = like_q ? c.H : c.H_kv;
+  const std::int64_t seq = like_q ? c.T_q : c.T_k;
   const auto index = static_cast<std::uint64_t>(((b * heads + h) * seq + t) * c.D + d);
   const float x = input_value(c.measure.seed, static_cast<InputTensor>(tensor), index,
                               kernel_dist(c.measure.inputs));
@@ -124,14 +125,12 @@ void reference_rows(const Case& c, const std::vector<RowRef>& rows, std::vector<
   });
 }
 
-Accuracy compare_rows(const Case& c, const std::vector<RowRef>& rows,
-                      const std::vector<double>& ref, const std::vector<float>& got) {
-  Accuracy a;
-  a.checked = true;
-  a.rows_checked = static_cast<std::int64_t>(rows.size());
+ErrorStats compare_values(const std::vector<double>& ref, const std::vector<float>& got,
+                          std::int64_t* nonfinite_out) {
+  ErrorStats e;
   double max_abs = 0, sum_abs = 0, diff2 = 0, ref2 = 0;
   std::int64_t nonfinite = 0;
-  const std::size_t n = rows.size() * static_cast<std::size_t>(c.D);
+  const std::size_t n = std::min(ref.size(), got.size());
   for (std::size_t i = 0; i < n; ++i) {
     const double g = got[i];
     if (!std::isfinite(g)) {
@@ -139,19 +138,33 @@ Accuracy compare_rows(const Case& c, const std::vector<RowRef>& rows,
       max_abs = std::numeric_limits<double>::infinity();
       continue;
     }
-    const double e = std::abs(g - ref[i]);
-    max_abs = std::max(max_abs, e);
-    sum_abs += e;
-    diff2 += e * e;
+    const double err = std::abs(g - ref[i]);
+    max_abs = std::max(max_abs, err);
+    sum_abs += err;
+    diff2 += err * err;
     ref2 += ref[i] * ref[i];
   }
-  a.max_abs_err = max_abs;
+  e.max_abs_err = max_abs;
   const auto finite_n = static_cast<std::int64_t>(n) - nonfinite;
-  a.mean_abs_err = finite_n > 0 ? sum_abs / static_cast<double>(finite_n) : kNaN;
-  a.rel_l2_err = nonfinite > 0 ? std::numeric_limits<double>::infinity()
+  e.mean_abs_err = finite_n > 0 ? sum_abs / static_cast<double>(finite_n) : kNaN;
+  e.rel_l2_err = nonfinite > 0 ? std::numeric_limits<double>::infinity()
                                : (ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2));
-  a.nonfinite = nonfinite;  // the runner replaces this with the whole-output count
-  return a;
+  if (nonfinite_out) *nonfinite_out = nonfinite;
+  return e;
+}
+
+Accuracy compare_rows(const Case& c, const std::vector<RowRef>& rows,
+                      const std::vector<double>& ref, const std::vector<float>& got) {
+  Accuracy a;
+  a.checked = true;
+  a.rows_checked = static_cast<std::int64_t>(rows.size());
+  std::vector<double> used(ref.begin(), ref.begin() + static_cast<std::ptrdiff_t>(
+                                                          std::min(ref.size(), rows.size() * c.D)));
+  const ErrorStats e = compare_values(used, got, &a.nonfinite);
+  a.max_abs_err = e.max_abs_err;
+  a.mean_abs_err = e.mean_abs_err;
+  a.rel_l2_err = e.rel_l2_err;
+  return a;  // the runner replaces nonfinite with the whole-output count
 }
 
 }  // namespace fa2b

@@ -20,8 +20,9 @@ struct RowRef {
 // sampled head (the causal diagonal's corners and the masked tail).
 std::vector<RowRef> sample_rows(const Case& c, int max_rows, std::uint64_t seed);
 
-// The stored (rounded) input element as a float, for tensor q/k/v at logical [b, h, t, d].
-float stored_input(const Case& c, int tensor /*1=q,2=k,3=v*/, std::int64_t b, std::int64_t h,
+// The stored (rounded) input element as a float, for tensor q/k/v/dO at logical [b, h, t, d]
+// (dO, the training modes' incoming gradient, is shaped like Q).
+float stored_input(const Case& c, int tensor /*1=q,2=k,3=v,4=dO*/, std::int64_t b, std::int64_t h,
                    std::int64_t t, std::int64_t d);
 
 // Reference output for each row: out[r * D + d]; lse[r] (natural log; -inf for a row that sees
@@ -33,5 +34,9 @@ void reference_rows(const Case& c, const std::vector<RowRef>& rows, std::vector<
 // Non-finite values in `got` count as errors (they make max_abs_err infinite).
 Accuracy compare_rows(const Case& c, const std::vector<RowRef>& rows,
                       const std::vector<double>& ref, const std::vector<float>& got);
+// The same comparison for any list of values; `nonfinite` (may be null) gets the count of
+// non-finite values in `got`.
+ErrorStats compare_values(const std::vector<double>& ref, const std::vector<float>& got,
+                          std::int64_t* nonfinite);
 
 }  // namespace fa2b

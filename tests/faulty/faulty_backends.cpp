@@ -51,6 +51,9 @@ class InfoProbe final : public Backend {
   }
   std::string info() const override { return info_; }
   void run(const AttnParams& p, void* stream) override { flash_->run(p, stream); }
+  void run_backward(const AttnBwdParams& p, void* stream) override {
+    flash_->run_backward(p, stream);
+  }
   void release() override {
     flash_->release();
     info_.clear();

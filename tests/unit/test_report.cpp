@@ -363,14 +363,17 @@ TEST_F(ReportTest, CsvHeaderAndRows) {
   std::getline(in, row0);
   std::getline(in, row1);
   std::getline(in, row2);
-  EXPECT_EQ(header,
-            "id,sweep,backend,role,B,H,H_kv,T_q,T_k,D,dtype,causal,layout,target,status,reason,"
-            "time_median_ms,time_p10_ms,time_p90_ms,time_min_ms,time_max_ms,time_mean_ms,"
-            "time_stdev_ms,samples,time_first_ms,tflops,gbps,peak_bytes,workspace_bytes,"
-            "predicted_bytes,max_abs_err,mean_abs_err,rel_l2_err,nonfinite,rows_checked,"
-            "device_index");
+  EXPECT_EQ(
+      header,
+      "id,sweep,backend,role,B,H,H_kv,T_q,T_k,D,dtype,causal,layout,mode,target,status,reason,"
+      "time_median_ms,time_p10_ms,time_p90_ms,time_min_ms,time_max_ms,time_mean_ms,"
+      "time_stdev_ms,samples,time_first_ms,tflops,gbps,peak_bytes,workspace_bytes,"
+      "predicted_bytes,max_abs_err,mean_abs_err,rel_l2_err,nonfinite,rows_checked,"
+      "device_index,saved_bytes,max_abs_err_dq,mean_abs_err_dq,rel_l2_err_dq,"
+      "max_abs_err_dk,mean_abs_err_dk,rel_l2_err_dk,max_abs_err_dv,mean_abs_err_dv,"
+      "rel_l2_err_dv,nonfinite_grad,key_rows_checked");
   EXPECT_EQ(row0.rfind("naive/B1-H32-Hkv8-T2048-D128/bf16/causal/bshd,seed,naive,naive,1,32,8,"
-                       "2048,2048,128,bf16,true,bshd,cuda,ok,,3.32,",
+                       "2048,2048,128,bf16,true,bshd,fwd,cuda,ok,,3.32,",
                        0),
             0u)
       << row0;
@@ -380,7 +383,7 @@ TEST_F(ReportTest, CsvHeaderAndRows) {
       << row2;
   std::size_t columns = 1;
   for (char ch : header) columns += ch == ',';
-  EXPECT_EQ(columns, 36u);
+  EXPECT_EQ(columns, 49u);
 }
 
 TEST_F(ReportTest, DeviceIndexIsWrittenOnlyForCasesOnADeviceAndRoundTrips) {
@@ -401,8 +404,17 @@ TEST_F(ReportTest, DeviceIndexIsWrittenOnlyForCasesOnADeviceAndRoundTrips) {
   std::getline(in, header);
   std::getline(in, row0);
   std::getline(in, row1);
-  EXPECT_EQ(row0.substr(row0.rfind(',')), ",1") << row0;
-  EXPECT_EQ(row1.back(), ',') << row1;  // empty last column
+  // The field under the device_index header (no commas in these rows' quoted fields).
+  auto field = [&](const std::string& row) {
+    const std::size_t col = static_cast<std::size_t>(
+        std::count(header.begin(), header.begin() + header.find("device_index"), ','));
+    std::istringstream fields(row);
+    std::string f;
+    for (std::size_t i = 0; i <= col; ++i) std::getline(fields, f, ',');
+    return f;
+  };
+  EXPECT_EQ(field(row0), "1") << row0;
+  EXPECT_EQ(field(row1), "") << row1;  // not on a device: empty
   json bad = to_json(rs);
   bad["cases"][0]["device_index"] = "one";
   write(p, bad.dump());

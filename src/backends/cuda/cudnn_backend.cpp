@@ -49,7 +49,7 @@ class CudnnBackend final : public Backend {
     }
     constexpr std::int64_t kIntMax = 2147483647;
     if (c.T_q > kIntMax || c.T_k > kIntMax) return Support::no("T exceeds 2^31-1");
-    return Support::yes();
+    return forward_only(c, name());
   }
 
   // Builds (or takes from the cache) the execution plan, allocates its workspace through the

@@ -13,7 +13,9 @@ class Fa2CudaBackend final : public Backend {
   bool on_device() const override { return true; }
 
   Support supports(const Case& c, const TargetInfo& t) const override {
-    return our_kernel_support(c, t, name(), fa2_fwd_supported);
+    const Support s = our_kernel_support(c, t, name(), fa2_fwd_supported);
+    if (!s.ok) return s;
+    return forward_only(c, name());  // until fa2_bwd is wired into run_backward()
   }
 
   void run(const AttnParams& p, void* stream) override {

@@ -13,7 +13,9 @@ class NaiveCudaBackend final : public Backend {
   bool on_device() const override { return true; }
 
   Support supports(const Case& c, const TargetInfo& t) const override {
-    return our_kernel_support(c, t, name(), naive_supported);
+    const Support s = our_kernel_support(c, t, name(), naive_supported);
+    if (!s.ok) return s;
+    return forward_only(c, name());
   }
 
   // S and P are the point of this backend: they are its workspace, tracked like any buffer.

@@ -71,7 +71,7 @@ class StandardCudaBackend final : public Backend {
     if (q.t > kIntMax || kv.t > kIntMax || c.B * c.H > kIntMax) {
       return Support::no("a leading dimension or batch count exceeds cuBLAS's 32-bit ints");
     }
-    return Support::yes();
+    return forward_only(c, name());
   }
 
   void prepare(const Case& c, const AttnParams&, MemoryTracker& tracker) override {

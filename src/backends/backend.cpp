@@ -1,0 +1,17 @@
+#include "backends/backend.h"
+
+#include <fmt/format.h>
+
+namespace fa2b {
+
+void Backend::run_backward(const AttnBwdParams&, void*) {
+  throw std::logic_error(fmt::format("{}: run_backward() called, but it has no backward", name()));
+}
+
+Support forward_only(const Case& c, std::string_view backend) {
+  if (!runs_backward(c.mode)) return Support::yes();
+  return Support::no(
+      fmt::format("backward not implemented yet for {} (mode {})", backend, to_string(c.mode)));
+}
+
+}  // namespace fa2b
