@@ -1,6 +1,7 @@
 #include <string>
 
 #include "backends/cuda/cuda_backends.h"
+#include "fa2/fa2_bwd.h"
 #include "fa2/fa2_fwd.h"
 #include "runtime/cuda/cuda_check.h"
 
@@ -14,13 +15,30 @@ class Fa2CudaBackend final : public Backend {
 
   Support supports(const Case& c, const TargetInfo& t) const override {
     const Support s = our_kernel_support(c, t, name(), fa2_fwd_supported);
-    if (!s.ok) return s;
-    return forward_only(c, name());  // until fa2_bwd is wired into run_backward()
+    if (!s.ok || !runs_backward(c.mode)) return s;
+    return our_kernel_support(c, t, name(), fa2_bwd_supported);
+  }
+
+  // The forward keeps only O and LSE (outputs anyway); the backward's fp32 dQ accumulator and
+  // row sums are its whole workspace, tracked like every buffer.
+  void prepare(const Case& c, const AttnParams& p, MemoryTracker& tracker) override {
+    if (runs_backward(c.mode)) {
+      workspace_ = TrackedBuffer(tracker, fa2_bwd_workspace_bytes(p), "fa2 backward dQ accumulator");
+    }
   }
 
   void run(const AttnParams& p, void* stream) override {
     FA2B_CUDA_CHECK(fa2_fwd(p, static_cast<cudaStream_t>(stream)));
   }
+
+  void run_backward(const AttnBwdParams& p, void* stream) override {
+    FA2B_CUDA_CHECK(fa2_bwd(p, workspace_.get(), static_cast<cudaStream_t>(stream)));
+  }
+
+  void release() override { workspace_.reset(); }
+
+ private:
+  TrackedBuffer workspace_;
 };
 
 }  // namespace

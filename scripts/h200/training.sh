@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# On the H200: the training-mode runs of issue 15, written under results/h200/training/.
+#   STAGES="seed perf" scripts/h200/training.sh BUILD_DIR
+# seed: configs/seed_training.json (every backend; those without a backward answer
+#       "unsupported", so its checks on them fail until they have one: exit 1 is recorded).
+# perf: configs/perf_train.json (fa2, cudnn) and PyTorch SDPA flash/cuDNN in fwd_bwd on the same
+#       cases in the same job, then compare --pair fa2=torch-flash --pair cudnn=torch-cudnn.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+source scripts/h200/env.sh
+build=${1:-build-h200}
+bin=$build/fa2bench
+root=results/h200/training
+for stage in ${STAGES:-seed perf}; do
+  case $stage in
+    seed)
+      dir=$root/seed_training
+      rm -rf "$dir" && mkdir -p "$dir"
+      gpu_state > "$dir/gpu_state.csv"
+      start=$(date +%s)
+      $bin sweep --config configs/seed_training.json --target cuda --out "$dir" --quiet \
+        > "$dir/sweep.stdout" 2>&1
+      echo "seed_training: exit $? in $(( $(date +%s) - start ))s"
+      ;;
+    perf)
+      dir=$root/perf_train
+      rm -rf "$dir" && mkdir -p "$dir"
+      gpu_state > "$dir/gpu_state.csv"
+      start=$(date +%s)
+      $bin sweep --config configs/perf_train.json --target cuda --out "$dir/ours" --quiet \
+        > "$dir/sweep.stdout" 2>&1
+      echo "perf_train (ours): exit $? in $(( $(date +%s) - start ))s"
+      start=$(date +%s)
+      PYTHONUNBUFFERED=1 python3 scripts/torch_sdpa_baseline.py --config configs/perf_train.json \
+        --fa2bench "$bin" --backends flash,cudnn --mode fwd_bwd --out "$dir/torch_sdpa.json" \
+        > "$dir/torch_sdpa.log" 2>&1
+      echo "perf_train (torch): exit $? in $(( $(date +%s) - start ))s"
+      $bin compare "$dir/torch_sdpa.json" "$dir/ours/results.json" --pair fa2=torch-flash \
+        --pair cudnn=torch-cudnn --format md > "$dir/compare_vs_torch.md" 2> "$dir/compare.stderr"
+      echo "compare: exit $?"
+      ;;
+    *) echo "training.sh: unknown stage $stage" >&2; exit 2 ;;
+  esac
+done
