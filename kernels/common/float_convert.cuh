@@ -1,4 +1,5 @@
-// Round-to-nearest-even conversion of a float to the kernels' 16-bit storage types.
+// Round-to-nearest-even conversion of a float to the kernels' 16-bit storage types, and the
+// exact widening back to float.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -15,6 +16,13 @@ __device__ __forceinline__ __half from_float<__half>(float x) {
 template <>
 __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
   return __float2bfloat16_rn(x);
+}
+
+__device__ __forceinline__ float to_float(__half x) {
+  return __half2float(x);
+}
+__device__ __forceinline__ float to_float(__nv_bfloat16 x) {
+  return __bfloat162float(x);
 }
 
 }  // namespace fa2b

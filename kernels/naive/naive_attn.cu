@@ -27,14 +27,18 @@ std::size_t s_bytes(const AttnParams& p) {
 template <typename T>
 cudaError_t run_stages(const AttnParams& p, void* workspace, cudaStream_t stream) {
   float* S = static_cast<float*>(workspace);
-  T* P = reinterpret_cast<T*>(static_cast<char*>(workspace) + s_bytes(p));
+  T* P = reinterpret_cast<T*>(static_cast<char*>(workspace) + naive_saved_p_offset(p));
   cudaError_t err = naive::launch_qk<T>(p, S, stream);
   if (err == cudaSuccess) err = naive::launch_softmax<T>(p, S, P, stream);
-  if (err == cudaSuccess) err = naive::launch_pv<T>(p, P, stream);
+  if (err == cudaSuccess) err = naive::launch_pv<T>(p, P, 1.0f, stream);
   return err;
 }
 
 }  // namespace
+
+std::size_t naive_saved_p_offset(const AttnParams& p) {
+  return s_bytes(p);
+}
 
 std::size_t naive_workspace_bytes(const AttnParams& p) {
   // P is stored in a 16-bit dtype; fp32 is unsupported, so 2 bytes covers every valid case.

@@ -16,6 +16,15 @@ namespace fa2b {
 // of 8 so every S/P row starts 16-byte aligned.
 std::size_t naive_workspace_bytes(const AttnParams& p);
 
+// Where the forward leaves P for the backward (naive_attention_bwd in naive/naive_bwd.h): P
+// starts naive_saved_p_offset(p) bytes into the forward's workspace (just past S, 256-byte
+// aligned), laid out [B, H, T_q, ld] in the input dtype with ld = T_k rounded up to 8. Row r =
+// (b*H + h)*T_q + i holds the normalised probabilities of query row i over the columns of its
+// 128-row tile's causal extent rounded up to 8 (all ld columns without a mask), zeros past
+// the row's own mask; columns past that extent are never written. The S half of the workspace
+// is dead once the forward returns; only P must be kept until the backward has run.
+std::size_t naive_saved_p_offset(const AttnParams& p);
+
 bool naive_supported(const AttnParams& p, std::string* why);
 
 // Runs the three stages on `stream` using `workspace` (naive_workspace_bytes(p) bytes).

@@ -86,8 +86,28 @@ template <typename T>
 cudaError_t launch_qk(const AttnParams& p, float* S, cudaStream_t stream);
 template <typename T>
 cudaError_t launch_softmax(const AttnParams& p, const float* S, T* P, cudaStream_t stream);
+// O = alpha * P V (alpha = 1 in the forward; the backward reuses it for dQ = scale * dS K).
 template <typename T>
-cudaError_t launch_pv(const AttnParams& p, const T* P, cudaStream_t stream);
+cudaError_t launch_pv(const AttnParams& p, const T* P, float alpha, cudaStream_t stream);
+
+// Backward stages (naive_bwd_*.cu, naive_gemm_tn.cu).
+// dS = P o (dP - D_i) with D_i = rowsum(dO o O) computed on the fly, written for exactly the
+// columns the softmax wrote P for (zeros past each row's mask), so dS K reads what P V did.
+template <typename T>
+cudaError_t launch_ds(const AttnBwdParams& p, const T* P, const float* dP, T* dS,
+                      cudaStream_t stream);
+// C = alpha * sum over the query heads of each KV head's group of A^T B: A [B*H, T_q, ld(T_k)]
+// is P or dS as the softmax / launch_ds wrote it, B is [T_q, D] per query head (Q or dO), C is
+// [T_k, D] per KV head (dK or dV), all in T.
+struct TnOperands {
+  const void* b = nullptr;  // Q or dO
+  std::int64_t b_batch_stride = 0, b_head_stride = 0, b_row_stride = 0;
+  void* c = nullptr;  // dK or dV
+  std::int64_t c_batch_stride = 0, c_head_stride = 0, c_row_stride = 0;
+  float alpha = 1.0f;
+};
+template <typename T>
+cudaError_t launch_tn(const AttnParams& p, const T* A, const TnOperands& ops, cudaStream_t stream);
 
 }  // namespace naive
 }  // namespace fa2b

@@ -1,4 +1,4 @@
-// Stage 3: O = P V from the materialised P [B, H, T_q, ld(T_k)] in the input dtype.
+// Stage 3: O = alpha * P V from the materialised P [B, H, T_q, ld(T_k)] in the input dtype.
 // Tensor-core tiles (WMMA), cp.async double buffering over the keys; for causal, each query
 // tile stops at the last key any of its rows can see (pv_key_end, shared with the softmax).
 #include <mma.h>
@@ -18,7 +18,7 @@ constexpr int kStageElems = kTileM * kLdA + kTileK * kLdB;
 
 template <typename T>
 __global__ void __launch_bounds__(kThreads, 2)
-    pv_kernel(AttnParams p, const T* P, int m_tiles, int n_tiles) {
+    pv_kernel(AttnParams p, const T* P, float alpha, int m_tiles, int n_tiles) {
   static_assert(2 * kStageElems * sizeof(T) >= (kThreads / 32) * 16 * kLdC * sizeof(float),
                 "epilogue staging must fit in the operand buffers it reuses");
   __shared__ __align__(128) T smem[2 * kStageElems];
@@ -109,8 +109,11 @@ __global__ void __launch_bounds__(kThreads, 2)
 #pragma unroll
       for (int i = 0; i < kWarpM / 16; ++i) {
 #pragma unroll
-        for (int j = 0; j < kWarpN / 16; ++j)
+        for (int j = 0; j < kWarpN / 16; ++j) {
+#pragma unroll
+          for (int e = 0; e < acc[i][j].num_elements; ++e) acc[i][j].x[e] *= alpha;
           wmma::store_matrix_sync(stage + j * 16, acc[i][j], kLdC, wmma::mem_row_major);
+        }
         __syncwarp();
         const int grow = row0 + wm * kWarpM + i * 16 + r;
         if (grow < p.T_q) {
@@ -128,18 +131,18 @@ __global__ void __launch_bounds__(kThreads, 2)
 }  // namespace
 
 template <typename T>
-cudaError_t launch_pv(const AttnParams& p, const T* P, cudaStream_t stream) {
+cudaError_t launch_pv(const AttnParams& p, const T* P, float alpha, cudaStream_t stream) {
   const int m_tiles = (p.T_q + kTileM - 1) / kTileM;
   const int n_tiles = (p.D + kTileN - 1) / kTileN;
   const std::int64_t BH = static_cast<std::int64_t>(p.B) * p.H;
   const dim3 grid(static_cast<unsigned>(m_tiles) * static_cast<unsigned>(n_tiles),
                   static_cast<unsigned>(BH < kMaxGridY ? BH : kMaxGridY));
-  pv_kernel<T><<<grid, kThreads, 0, stream>>>(p, P, m_tiles, n_tiles);
+  pv_kernel<T><<<grid, kThreads, 0, stream>>>(p, P, alpha, m_tiles, n_tiles);
   return cudaGetLastError();
 }
 
-template cudaError_t launch_pv<__half>(const AttnParams&, const __half*, cudaStream_t);
-template cudaError_t launch_pv<__nv_bfloat16>(const AttnParams&, const __nv_bfloat16*,
+template cudaError_t launch_pv<__half>(const AttnParams&, const __half*, float, cudaStream_t);
+template cudaError_t launch_pv<__nv_bfloat16>(const AttnParams&, const __nv_bfloat16*, float,
                                               cudaStream_t);
 
 }  // namespace naive
