@@ -47,8 +47,8 @@ __device__ __forceinline__ void red_add2(float* addr, float a, float b) {
 
 // One warp per query row: d_sum[row] = sum_d dO[row, d] * O[row, d]; dq_accum[row, :] = 0.
 template <typename T, int kHeadDim>
-__global__ void __launch_bounds__(256) fa2_bwd_preprocess(const AttnBwdParams p, float* dq_accum,
-                                                          float* d_sum) {
+__global__ void __launch_bounds__(256)
+    fa2_bwd_preprocess(const AttnBwdParams p, float* dq_accum, float* d_sum) {
   constexpr int kChunks = kHeadDim / 8;
   const std::int64_t rows = static_cast<std::int64_t>(p.fwd.B) * p.fwd.H * p.fwd.T_q;
   const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * 8 + threadIdx.x / 32;
@@ -58,7 +58,8 @@ __global__ void __launch_bounds__(256) fa2_bwd_preprocess(const AttnBwdParams p,
   const std::int64_t bh = row / p.fwd.T_q;
   const int h = static_cast<int>(bh % p.fwd.H);
   const int b = static_cast<int>(bh / p.fwd.H);
-  const std::int64_t off = b * p.fwd.o_batch_stride + h * p.fwd.o_head_stride + i * p.fwd.o_row_stride;
+  const std::int64_t off =
+      b * p.fwd.o_batch_stride + h * p.fwd.o_head_stride + i * p.fwd.o_row_stride;
   float sum = 0.f;
   if (lane < kChunks) {
     float o[8], d_o[8];
@@ -76,8 +77,8 @@ __global__ void __launch_bounds__(256) fa2_bwd_preprocess(const AttnBwdParams p,
 
 // dQ = scale * accumulator, eight elements per thread, in Q's layout.
 template <typename T, int kHeadDim>
-__global__ void __launch_bounds__(256) fa2_bwd_convert_dq(const AttnBwdParams p,
-                                                          const float* dq_accum) {
+__global__ void __launch_bounds__(256)
+    fa2_bwd_convert_dq(const AttnBwdParams p, const float* dq_accum) {
   constexpr int kChunks = kHeadDim / 8;
   const std::int64_t idx = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t rows = static_cast<std::int64_t>(p.fwd.B) * p.fwd.H * p.fwd.T_q;
@@ -199,8 +200,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
     {
       const int wm = warp % Traits::kSdPWarpsM;
       const int wn = warp / Traits::kSdPWarpsM;
-      const bool need_mask =
-          n0 + kBN > f.T_k || (kCausal && n0 + kBN - 1 > m0 + diag);
+      const bool need_mask = n0 + kBN > f.T_k || (kCausal && n0 + kBN - 1 > m0 + diag);
       const int r0 = wm * Traits::kSdPRows;  // warp's first row in the block
       const int c0 = wn * Traits::kSdPCols;  // warp's first key column
       float s[kSdPMT][kSdPNT][4], dp[kSdPMT][kSdPNT][4];
@@ -282,7 +282,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
           if (row < f.T_q) {
             float* dst = dq + static_cast<std::int64_t>(row) * kD + d0 + 2 * t;
 #pragma unroll
-            for (int j = 0; j < kQNT; ++j) red_add2(dst + j * 8, acc[mi][j][2 * r], acc[mi][j][2 * r + 1]);
+            for (int j = 0; j < kQNT; ++j)
+              red_add2(dst + j * 8, acc[mi][j][2 * r], acc[mi][j][2 * r + 1]);
           }
         }
       }

@@ -9,7 +9,6 @@
 namespace fa2b {
 
 template <typename T, int kHeadDim>
-cudaError_t run_fa2_bwd(const AttnBwdParams& p, float* dq_accum, float* d_sum,
-                        cudaStream_t stream);
+cudaError_t run_fa2_bwd(const AttnBwdParams& p, float* dq_accum, float* d_sum, cudaStream_t stream);
 
 }  // namespace fa2b

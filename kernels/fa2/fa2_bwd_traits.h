@@ -11,8 +11,8 @@
 
 namespace fa2b {
 
-template <int kHeadDim_, int kBlockM_, int kBlockN_, int kWarps_, int kSdPWarpsM_,
-          int kKVWarpsN_, int kQWarpsM_>
+template <int kHeadDim_, int kBlockM_, int kBlockN_, int kWarps_, int kSdPWarpsM_, int kKVWarpsN_,
+          int kQWarpsM_>
 struct Fa2BwdTraitsBase {
   static constexpr int kHeadDim = kHeadDim_;
   static constexpr int kBlockM = kBlockM_;

@@ -48,8 +48,7 @@ struct SwizzledBases {
 // kACols / kBCols: the column counts the tiles were laid out with. Rows and columns passed in
 // are multiples of 8, so each 8-lane ldmatrix group reads 8 consecutive rows: conflict-free
 // under the swizzle.
-template <typename T, int kK, int kMT, int kNT, bool kATrans, bool kBTrans, int kACols,
-          int kBCols>
+template <typename T, int kK, int kMT, int kNT, bool kATrans, bool kBTrans, int kACols, int kBCols>
 __device__ __forceinline__ void warp_gemm(float (&acc)[kMT][kNT][4], const T* sA, int a_row,
                                           int a_col, const T* sB, int b_row, int b_col, int lane) {
   static_assert(kK % 16 == 0, "k in steps of 16");

@@ -102,6 +102,16 @@ std::int64_t backward_workspace_bytes(const Case& c) {
   if (!runs_backward(c.mode)) return 0;
   if (c.backend == "fa2") return 4 * c.B * c.H * c.T_q * (c.D + 1);
   if (c.backend == "cudnn") return 0;
+  // The CUDA materialising backwards keep dP (float32) and dS (input dtype) beside the forward's
+  // S and P: two more T_q x T_k matrices (kernels/naive/naive_bwd.h, standard_bwd.h); standard
+  // adds float32 dK/dV accumulators under grouped-query attention.
+  if (c.backend == "naive") return matrix_bytes(c, 4) + matrix_bytes(c, dtype_bytes(c.dtype));
+  if (c.backend == "standard") {
+    std::int64_t bytes = aligned256(score_matrix_bytes(c, 4)) +
+                         aligned256(score_matrix_bytes(c, dtype_bytes(c.dtype)));
+    if (c.H != c.H_kv) bytes += 2 * aligned256(4 * c.B * c.H_kv * c.T_k * c.D);
+    return bytes;
+  }
   return 4 * c.B * c.H * c.T_q;
 }
 
@@ -115,9 +125,8 @@ std::int64_t flash_state_bytes(const Case& c) {
 
 // Predicted peak of a case's tracked memory: the inputs and outputs (in the training modes dO
 // and the gradients too), plus for materialising backends S in float32 and P in the input
-// dtype (P is what their forward saves for the backward; S's buffer holds dP and dS in the
-// backward), plus for "standard" the cuBLAS workspace, plus the backward's workspace. Every
-// buffer lives for the whole case, so the peak is their sum.
+// dtype (P is what their forward saves for the backward), plus for "standard" the cuBLAS workspace,
+// plus the backward's workspace. Every buffer lives for the whole case, so the peak is their sum.
 static std::int64_t predicted_peak_bytes(const Case& c) {
   std::int64_t bytes = io_bytes(c) + grad_io_bytes(c) + backward_workspace_bytes(c);
   if (!materialises_scores(c.backend)) return bytes;

@@ -49,10 +49,10 @@ double median_ms(const std::function<void()>& body) {
 
 TEST(Fa2BwdBench, DISABLED_Table) {
   FA2B_REQUIRE_GPU();
-  const std::vector<BenchShape> shapes = {
-      {8, 32, 2048, 64, true},  {8, 16, 2048, 128, true}, {2, 32, 8192, 64, true},
-      {2, 16, 8192, 128, true}, {2, 16, 8192, 128, false}, {2, 8, 8192, 256, true},
-      {1, 16, 16384, 128, true}};
+  const std::vector<BenchShape> shapes = {{8, 32, 2048, 64, true},   {8, 16, 2048, 128, true},
+                                          {2, 32, 8192, 64, true},   {2, 16, 8192, 128, true},
+                                          {2, 16, 8192, 128, false}, {2, 8, 8192, 256, true},
+                                          {1, 16, 16384, 128, true}};
   for (const BenchShape& s : shapes) {
     const std::size_t elems = static_cast<std::size_t>(s.B) * s.H * s.T * s.D;
     std::vector<void*> bufs(8, nullptr);

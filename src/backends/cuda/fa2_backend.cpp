@@ -23,7 +23,8 @@ class Fa2CudaBackend final : public Backend {
   // row sums are its whole workspace, tracked like every buffer.
   void prepare(const Case& c, const AttnParams& p, MemoryTracker& tracker) override {
     if (runs_backward(c.mode)) {
-      workspace_ = TrackedBuffer(tracker, fa2_bwd_workspace_bytes(p), "fa2 backward dQ accumulator");
+      workspace_ =
+          TrackedBuffer(tracker, fa2_bwd_workspace_bytes(p), "fa2 backward dQ accumulator");
     }
   }
 

@@ -2,6 +2,7 @@
 
 #include "backends/cuda/cuda_backends.h"
 #include "naive/naive_attn.h"
+#include "naive/naive_bwd.h"
 #include "runtime/cuda/cuda_check.h"
 
 namespace fa2b {
@@ -27,10 +28,19 @@ class NaiveCudaBackend final : public Backend {
     FA2B_CUDA_CHECK(naive_attention(p, workspace_.get(), static_cast<cudaStream_t>(stream)));
   }
 
-  void release() override { workspace_.reset(); }
+  void run_backward(const AttnBwdParams& p, void* stream) override {
+    const void* saved_p = workspace_.as<char>() + naive_saved_p_offset(p.fwd);
+    FA2B_CUDA_CHECK(
+        naive_attention_bwd(p, saved_p, bwd_workspace_.get(), static_cast<cudaStream_t>(stream)));
+  }
+
+  void release() override {
+    workspace_.reset();
+    bwd_workspace_.reset();
+  }
 
  private:
-  TrackedBuffer workspace_;
+  TrackedBuffer workspace_, bwd_workspace_;
 };
 
 }  // namespace

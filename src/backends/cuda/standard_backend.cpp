@@ -4,11 +4,13 @@
 #include <cublas_v2.h>
 #include <fmt/format.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "backends/cuda/cuda_backends.h"
 #include "core/shape_algebra.h"
 #include "runtime/cuda/cuda_check.h"
+#include "standard/standard_bwd.h"
 #include "standard/standard_softmax.h"
 
 namespace fa2b {
@@ -71,10 +73,15 @@ class StandardCudaBackend final : public Backend {
     if (q.t > kIntMax || kv.t > kIntMax || c.B * c.H > kIntMax) {
       return Support::no("a leading dimension or batch count exceeds cuBLAS's 32-bit ints");
     }
-    return forward_only(c, name());
+    if (!runs_backward(c.mode)) return s;
+    std::string why;
+    AttnBwdParams b;
+    b.fwd = shape_params(c);
+    if (!standard_bwd_supported(b, &why)) return Support::no(why);
+    return s;
   }
 
-  void prepare(const Case& c, const AttnParams&, MemoryTracker& tracker) override {
+  void prepare(const Case& c, const AttnParams& p, MemoryTracker& tracker) override {
     if (handle_ == nullptr) check(cublasCreate(&handle_), "cublasCreate");
     const std::int64_t scores = c.B * c.H * c.T_q * c.T_k;
     S_ = TrackedBuffer(tracker, static_cast<std::size_t>(scores * 4), "standard S (float32)");
@@ -82,6 +89,9 @@ class StandardCudaBackend final : public Backend {
                        "standard P");
     ws_ = TrackedBuffer(tracker, static_cast<std::size_t>(kStandardCublasWorkspaceBytes),
                         "cuBLAS workspace");
+    if (runs_backward(c.mode)) {
+      bwd_ws_ = TrackedBuffer(tracker, standard_bwd_workspace_bytes(p), "standard dP and dS");
+    }
     stream_set_ = false;  // run() hands cuBLAS the new workspace
   }
 
@@ -167,7 +177,19 @@ class StandardCudaBackend final : public Backend {
     }
   }
 
+  // Reads the P the last run() left; run() set the handle's stream and workspace.
+  void run_backward(const AttnBwdParams& p, void*) override {
+    const StandardStatus st = standard_attention_bwd(p, P_.get(), bwd_ws_.get(), handle_);
+    if (!st.ok()) {
+      throw std::runtime_error(
+          fmt::format("standard backward, {}: {}", st.step != nullptr ? st.step : "?",
+                      st.cublas != CUBLAS_STATUS_SUCCESS ? cublasGetStatusString(st.cublas)
+                                                         : cudaGetErrorString(st.cuda)));
+    }
+  }
+
   void release() override {
+    bwd_ws_.reset();
     S_.reset();
     P_.reset();
     ws_.reset();
@@ -176,7 +198,7 @@ class StandardCudaBackend final : public Backend {
 
  private:
   cublasHandle_t handle_ = nullptr;
-  TrackedBuffer S_, P_, ws_;
+  TrackedBuffer S_, P_, ws_, bwd_ws_;
   void* stream_ = nullptr;
   bool stream_set_ = false;
 };
