@@ -15,13 +15,22 @@ class NaiveCudaBackend final : public Backend {
 
   Support supports(const Case& c, const TargetInfo& t) const override {
     const Support s = our_kernel_support(c, t, name(), naive_supported);
-    if (!s.ok) return s;
-    return forward_only(c, name());
+    if (!s.ok || !runs_backward(c.mode)) return s;
+    return our_kernel_support(c, t, name(), [](const AttnParams& p, std::string* why) {
+      AttnBwdParams b;
+      b.fwd = p;
+      return naive_bwd_supported(b, why);
+    });
   }
 
-  // S and P are the point of this backend: they are its workspace, tracked like any buffer.
-  void prepare(const Case&, const AttnParams& p, MemoryTracker& tracker) override {
+  // S and P are the point of this backend: they are its workspace, tracked like any buffer. In
+  // the training modes the forward's P is what the backward reads, and the backward adds dP and
+  // dS: the O(T^2) memory FlashAttention avoids.
+  void prepare(const Case& c, const AttnParams& p, MemoryTracker& tracker) override {
     workspace_ = TrackedBuffer(tracker, naive_workspace_bytes(p), "naive S and P");
+    if (runs_backward(c.mode)) {
+      bwd_workspace_ = TrackedBuffer(tracker, naive_bwd_workspace_bytes(p), "naive dP and dS");
+    }
   }
 
   void run(const AttnParams& p, void* stream) override {
