@@ -3,7 +3,8 @@
 #   STAGES="seed perf" scripts/h200/training.sh BUILD_DIR
 # seed: configs/seed_training.json (every backend; those without a backward answer
 #       "unsupported", so its checks on them fail until they have one: exit 1 is recorded).
-# perf: configs/perf_train.json (fa2, cudnn) and PyTorch SDPA flash/cuDNN in fwd_bwd on the same
+# perf: configs/perf_train.json (fa2, cudnn) and PyTorch SDPA (TORCH_BACKENDS, default flash,cudnn)
+#       in fwd_bwd on the same
 #       cases in the same job, then compare --pair fa2=torch-flash --pair cudnn=torch-cudnn.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -32,7 +33,7 @@ for stage in ${STAGES:-seed perf}; do
       echo "perf_train (ours): exit $? in $(( $(date +%s) - start ))s"
       start=$(date +%s)
       PYTHONUNBUFFERED=1 python3 scripts/torch_sdpa_baseline.py --config configs/perf_train.json \
-        --fa2bench "$bin" --backends flash,cudnn --mode fwd_bwd --out "$dir/torch_sdpa.json" \
+        --fa2bench "$bin" --backends ${TORCH_BACKENDS:-flash,cudnn} --mode fwd_bwd --out "$dir/torch_sdpa.json" \
         > "$dir/torch_sdpa.log" 2>&1
       echo "perf_train (torch): exit $? in $(( $(date +%s) - start ))s"
       $bin compare "$dir/torch_sdpa.json" "$dir/ours/results.json" --pair fa2=torch-flash \
