@@ -154,8 +154,11 @@ std::unique_ptr<SweepExecution> set_up_execution(const SweepArgs& a, std::int64_
     slots.assign(static_cast<std::size_t>(std::max(1, a.cpu_workers)), -1);
     ex->target.device_block = cpu_device_block();
   }
+  std::error_code ec;
+  const auto out = std::filesystem::absolute(a.out, ec);  // children may run elsewhere
   ex->work_dir =
-      (std::filesystem::path(a.out) / (kWorkDirPrefix + std::to_string(getpid()))).string();
+      ((ec ? std::filesystem::path(a.out) : out) / (kWorkDirPrefix + std::to_string(getpid())))
+          .string();
   ChildSpec spec;
   spec.target = target;
   spec.memory_budget = budget;

@@ -59,6 +59,9 @@ wait "$HOLDER" 2>/dev/null
 for child in $children; do kill -9 "$child" 2>/dev/null; done
 HOLDER=""
 ls -d "$D"/.isolated-* >/dev/null 2>&1 || fail "kill -9 left no work folder in --out (was it in /tmp?)"
+# Killed between start and end: no report of any run sits beside its sweep.json.
+expect_exit 2 "$BIN" check "$D/results.json"
+expect_output "cannot open"
 # The next sweep into --out removes it and runs.
 expect_exit 0 "$BIN" sweep --config "$CFG" --target cpu --quiet --filter "$ONE" --out "$D" \
   --overwrite --isolate
