@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
 #include "cli/out_dir.h"
+#include "cli/tables.h"
 #include "core/case_regex.h"
 #include "core/shape_algebra.h"
 #include "runner/resume.h"
@@ -61,6 +63,13 @@ TEST(SizeProducts, LargeButRealShapesFit) {
   c.B = 64;
   c.H = 128;
   EXPECT_TRUE(sizes_fit_int64(c, nullptr));
+}
+
+TEST(SizeProducts, ASizeIsNeverPrintedNegative) {
+  // plan printed "-8.0 GiB" (and "fits") for a product that had wrapped around.
+  EXPECT_EQ(human_bytes(-8.0 * (1 << 30)), "invalid");
+  EXPECT_EQ(human_bytes(std::nan("")), "invalid");
+  EXPECT_EQ(human_bytes(1536.0), "1.5 KiB");
 }
 
 TEST(OutDir, ASecondLockIsRefusedNamingTheHoldersPid) {
