@@ -49,6 +49,10 @@ std::string absolute_or_empty(const std::string& path) {
 
 int run_sweep_command(SweepArgs a) {
   std::optional<SweepManifest> prior;
+  if (a.overwrite && !a.resume.empty()) {
+    fmt::print(stderr, "fa2bench: --overwrite starts a new sweep; --resume continues one\n");
+    return kExitUsage;
+  }
   if (!apply_resume(a, prior)) return kExitUsage;
   if (a.out.empty()) a.out = "out";
 
@@ -135,7 +139,8 @@ int run_sweep_command(SweepArgs a) {
       if (filter->search(c.id()) || filter->search(c.role + "/" + c.shape_key())) kept.push_back(c);
     cases = std::move(kept);
     if (cases.empty()) {
-      fmt::print(stderr, "fa2bench: --filter {} matches none of the config's cases\n", a.filter);
+      fmt::print(stderr, "fa2bench: --filter {} matches none of the config's cases\n",
+                 clip_echo(a.filter));
       return kExitUsage;
     }
   }

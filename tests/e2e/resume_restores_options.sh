@@ -23,6 +23,8 @@ for flags in "--memory-budget 2GiB" "--case-timeout 5" "--no-isolate" "--dump $T
   expect_output "${flags%% *} "
   expect_output "differs from that sweep's"
 done
+expect_exit 2 "$BIN" sweep --resume "$D" --overwrite
+expect_output "--overwrite starts a new sweep"
 cmp -s "$D/sweep.json" "$TMP/first_manifest.json" || fail "a refused resume rewrote sweep.json"
 # The same values are fine; left out, they come back from sweep.json (the rest of the config
 # runs with the budget, the timeout, isolation and the dump settings of the first part).
