@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <regex>
+#include <stdexcept>
 #include <set>
 
 #include "checks/check_common.h"
@@ -20,14 +20,16 @@ std::string case_key(const Case& c) {
 }
 
 // The cases `sweep` would have run for this set: expansion, target mapping, --filter, --shard.
-// Throws std::regex_error for a recorded filter that does not compile.
+// Throws std::invalid_argument for a recorded filter that does not compile.
 std::vector<Case> expected_cases(const ResultSet& rs, const Config& config) {
   std::vector<Case> cases = cases_for_target(config.cases, rs.target);
   if (!rs.filter.empty()) {
-    const std::regex filter(rs.filter);
+    std::string error;
+    const std::optional<CaseRegex> filter = CaseRegex::compile(rs.filter, &error);
+    if (!filter) throw std::invalid_argument(error);
     std::vector<Case> kept;
     for (const Case& c : cases)
-      if (filter_keeps(filter, c)) kept.push_back(c);
+      if (filter_keeps(*filter, c)) kept.push_back(c);
     cases = std::move(kept);
   }
   if (rs.shard_count > 0) cases = shard_cases(cases, Shard{rs.shard_index, rs.shard_count});
@@ -44,7 +46,7 @@ std::string incompleteness(const ResultSet& rs, const Config* config, const Gate
   std::vector<Case> expected;
   try {
     expected = expected_cases(rs, *config);
-  } catch (const std::regex_error& e) {
+  } catch (const std::invalid_argument& e) {
     return fmt::format(
         "results incomplete: cannot tell which cases the recorded filter \"{}\" "
         "kept ({})",

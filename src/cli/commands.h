@@ -39,6 +39,8 @@ struct SweepArgs {
   std::string inputs;       // normal|uniform|large|nan: measure.inputs for every case
   std::string dump;         // --dump DIR
   std::string dump_filter;  // --dump-filter REGEX
+  bool overwrite = false;   // --overwrite: move an earlier sweep's files in --out aside
+  bool case_timeout_given = false;  // --case-timeout on the command line (even 0)
 };
 void add_sweep_command(CLI::App& app, int& exit_code);
 // Hidden: one case in a child process (see runner/isolated_case.h).

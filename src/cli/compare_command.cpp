@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/numeric_flags.h"
 #include "compare/compare.h"
 #include "report/report.h"
 
@@ -120,7 +121,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   cmd->add_option("new", args->next, "NEW results.json (the run being judged)")->required();
   cmd->add_option("--threshold", args->threshold,
                   "Relative change of the median time that counts as noise (default 0.05)")
-      ->check(CLI::Range(0.0, 10.0));
+      ->check(finite_in(0.0, 10.0));
   cmd->add_option("--format", args->format, "Output format: table, md, csv or json")
       ->check(CLI::IsMember({"table", "md", "csv", "json"}));
   cmd->add_option("--out,-o", args->out, "Write the output to this file instead of stdout");

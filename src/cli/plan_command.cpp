@@ -5,6 +5,7 @@
 #include "cli/load_config_or_report.h"
 #include "cli/tables.h"
 #include "core/shape_algebra.h"
+#include "io/json_input.h"
 #include "report/report.h"
 #include "runtime/device_info.h"
 
@@ -54,7 +55,8 @@ int run_plan(const PlanArgs& a) {
   if (!a.memory.empty()) {
     const auto m = parse_size(a.memory);
     if (!m) {
-      fmt::print(stderr, "fa2bench: --memory {}: expected a size like 80GiB\n", a.memory);
+      fmt::print(stderr, "fa2bench: --memory {}: expected a size like 80GiB\n",
+                 clip_echo(a.memory));
       return kExitUsage;
     }
     memory = *m;

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "io/json_input.h"
 #include "report/report.h"
 #include "runner/case_runner.h"
 #include "runner/executor.h"
@@ -49,7 +50,7 @@ int run_case_command(const RunCaseArgs& a) {
     if (!in) throw std::runtime_error(a.case_json + ": cannot open");
     std::stringstream ss;
     ss << in.rdbuf();
-    c = case_result_from_json(nlohmann::json::parse(ss.str())).c;
+    c = case_result_from_json(parse_json_input(ss.str(), a.case_json)).c;
   } catch (const std::exception& e) {
     fmt::print(stderr, "fa2bench run-case: {}\n", e.what());
     return kExitUsage;

@@ -1,15 +1,20 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
-#include <regex>
 
 #include "checks/checks.h"
 #include "checks/result_gate.h"
 #include "cli/commands.h"
 #include "cli/load_config_or_report.h"
+#include "cli/numeric_flags.h"
+#include "cli/out_dir.h"
 #include "cli/signals.h"
+#include "cli/sweep_resume.h"
 #include "cli/sweep_setup.h"
 #include "cli/tables.h"
+#include "core/case_regex.h"
+#include "io/json_input.h"
 #include "report/report.h"
 #include "runner/case_filter.h"
 #include "runner/resume.h"
@@ -19,49 +24,22 @@
 namespace fa2b {
 namespace {
 
-std::optional<std::regex> compile_regex(const std::string& flag, const std::string& text,
-                                        bool& ok) {
+// A week: longer is a typo, and seconds beyond ~9e15 overflow the milliseconds of the deadline.
+constexpr double kMaxCaseTimeoutSeconds = 7 * 24 * 3600;
+
+// A --filter/--dump-filter regex (RE2), or nullopt when the flag is empty; `ok` false (the
+// reason printed, naming the flag) when the pattern does not compile.
+std::optional<CaseRegex> compile_regex(const std::string& flag, const std::string& text, bool& ok) {
   ok = true;
   if (text.empty()) return std::nullopt;
-  try {
-    return std::regex(text);
-  } catch (const std::regex_error& e) {
-    fmt::print(stderr, "fa2bench: {} {}: not a valid regular expression ({})\n", flag, text,
-               e.what());
+  std::string why;
+  auto re = CaseRegex::compile(text, &why);
+  if (!re) {
+    fmt::print(stderr, "fa2bench: {} {}: not a valid regular expression ({})\n", flag,
+               clip_echo(text), why);
     ok = false;
-    return std::nullopt;
   }
-}
-
-// --resume DIR: the manifest of the sweep that wrote DIR; with no --config (and no other
-// case-defining flag) the sweep is continued exactly as it was started.
-bool apply_resume(SweepArgs& a, std::optional<SweepManifest>& manifest) {
-  if (a.resume.empty()) return true;
-  if (!a.out.empty() && std::filesystem::path(a.out).lexically_normal() !=
-                            std::filesystem::path(a.resume).lexically_normal()) {
-    fmt::print(stderr, "fa2bench: --resume {} writes to that directory; drop --out {}\n", a.resume,
-               a.out);
-    return false;
-  }
-  a.out = a.resume;
-  try {
-    manifest = read_manifest((std::filesystem::path(a.resume) / "sweep.json").string());
-  } catch (const ResultsFileError& e) {
-    fmt::print(stderr, "fa2bench: --resume {}: {}\n", a.resume, e.what());
-    return false;
-  }
-  const bool redefined = !a.config.empty() || !a.set.empty() || !a.backends.empty() ||
-                         !a.inputs.empty() || !a.filter.empty() || !a.shard.empty();
-  if (!redefined) {
-    a.config = manifest->config_file;
-    a.set = manifest->set;
-    a.backends = manifest->backends;
-    a.inputs = manifest->inputs;
-    a.filter = manifest->filter;
-    if (manifest->shard) a.shard = to_string(*manifest->shard);
-    if (a.target == "auto") a.target = manifest->requested_target;
-  }
-  return true;
+  return re;
 }
 
 std::string absolute_or_empty(const std::string& path) {
@@ -73,6 +51,10 @@ std::string absolute_or_empty(const std::string& path) {
 
 int run_sweep_command(SweepArgs a) {
   std::optional<SweepManifest> prior;
+  if (a.overwrite && !a.resume.empty()) {
+    fmt::print(stderr, "fa2bench: --overwrite starts a new sweep; --resume continues one\n");
+    return kExitUsage;
+  }
   if (!apply_resume(a, prior)) return kExitUsage;
   if (a.out.empty()) a.out = "out";
 
@@ -81,13 +63,13 @@ int run_sweep_command(SweepArgs a) {
     const auto b = parse_size(a.memory_budget);
     if (!b) {
       fmt::print(stderr, "fa2bench: --memory-budget {}: expected a size like 80GiB or 512MiB\n",
-                 a.memory_budget);
+                 clip_echo(a.memory_budget));
       return kExitUsage;
     }
     budget = *b;
   }
   bool ok = true;
-  const std::optional<std::regex> filter = compile_regex("--filter", a.filter, ok);
+  const std::optional<CaseRegex> filter = compile_regex("--filter", a.filter, ok);
   if (!ok) return kExitUsage;
   DumpOptions dump;
   dump.dir = a.dump;
@@ -143,13 +125,24 @@ int run_sweep_command(SweepArgs a) {
   }
 
   std::vector<Case> cases = cases_for_target(config->cases, target);
+  if (const auto dup = find_duplicate_case(cases)) {
+    const Case& first = cases[dup->first];
+    const Case& second = cases[dup->second];
+    fmt::print(stderr,
+               "fa2bench: {}: sweep \"{}\" would run case {} twice on the {} target: as backend "
+               "\"{}\" and as backend \"{}\" (the one runs as the other there). List only one "
+               "of them (e.g. --backends)\n",
+               config->path, first.sweep, first.id(), target, first.role, second.role);
+    return kExitUsage;
+  }
   if (filter) {
     std::vector<Case> kept;
     for (const Case& c : cases)
       if (filter_keeps(*filter, c)) kept.push_back(c);
     cases = std::move(kept);
     if (cases.empty()) {
-      fmt::print(stderr, "fa2bench: --filter {} matches none of the config's cases\n", a.filter);
+      fmt::print(stderr, "fa2bench: --filter {} matches none of the config's cases\n",
+                 clip_echo(a.filter));
       return kExitUsage;
     }
   }
@@ -166,6 +159,38 @@ int run_sweep_command(SweepArgs a) {
     fmt::print(stderr, "fa2bench: cannot create --out {}: {}\n", a.out, ec.message());
     return kExitRuntime;
   }
+  // From here until it exits this process owns --out: a second sweep or resume is refused.
+  std::string why_locked;
+  const auto lock = OutDirLock::acquire(out, &why_locked);
+  if (!lock) {
+    fmt::print(stderr, "fa2bench: --out {}\n", why_locked);
+    return kExitUsage;
+  }
+  if (!prior) {
+    const auto earlier = existing_sweep_outputs(out);
+    if (!earlier.empty() && !a.overwrite) {
+      fmt::print(stderr,
+                 "fa2bench: --out {} holds the files of an earlier sweep ({}); continue it with "
+                 "--resume {}, move them aside with --overwrite, or choose another --out\n",
+                 a.out, fmt::join(earlier, ", "), a.out);
+      return kExitUsage;
+    }
+    if (!earlier.empty()) {
+      try {
+        const auto aside = move_sweep_outputs_aside(out);
+        fmt::print(stderr, "fa2bench: --overwrite: moved the earlier sweep's files to {}\n",
+                   aside.string());
+      } catch (const std::exception& e) {
+        fmt::print(stderr, "fa2bench: --overwrite: {}\n", e.what());
+        return kExitRuntime;
+      }
+    }
+  }
+  // No report may outlive the run it describes: a sweep killed before writing its own leaves
+  // none (results.jsonl and sweep.json say what it did).
+  remove_reports(out, {a.junit, a.summary_md});
+  remove_stale_work_dirs(out);
+  if (!ex->create_work_dir()) return kExitRuntime;
   const std::string jsonl = (out / "results.jsonl").string();
   SweepOptions options;
   options.jsonl_path = jsonl;
@@ -202,6 +227,11 @@ int run_sweep_command(SweepArgs a) {
   manifest.shard = shard;
   manifest.requested_target = a.target;
   manifest.target = target;
+  manifest.memory_budget = a.memory_budget;
+  manifest.case_timeout_s = a.case_timeout;
+  manifest.isolated = ex->isolated;
+  manifest.dump_dir = absolute_or_empty(a.dump);
+  manifest.dump_filter = a.dump_filter;
   for (const Case& c : cases) manifest.case_ids.push_back(c.id());
   try {
     write_manifest(manifest, (out / "sweep.json").string());
@@ -295,7 +325,9 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
                   "auto: the GPU when there is one, else the CPU target; cuda; cpu")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}))
       ->capture_default_str();
-  cmd->add_option("--device", args->device, "CUDA device index")->capture_default_str();
+  cmd->add_option("--device", args->device, "CUDA device index")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("--devices", args->devices,
                   "Run on several GPUs at once, one worker process per device: all, or 0,1,...");
   cmd->add_option("--filter", args->filter, "Run only cases whose id matches this regex");
@@ -303,7 +335,10 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
                   "Run only the cases whose index (after --filter) is I mod N: I/N, 0-based");
   cmd->add_option("--resume", args->resume,
                   "Continue the sweep whose --out was DIR: keep its finished cases, run the rest "
-                  "(refused if the config changed)");
+                  "with its config and measuring options (refused if one given differs)");
+  cmd->add_flag("--overwrite", args->overwrite,
+                "Start a new sweep in an --out that holds an earlier one: its files move to "
+                "--out/previous-<time>/ first");
   cmd->add_flag_callback(
       "--isolate", [args] { args->isolate = 1; },
       "Run each case in its own process (default on the cuda target)");
@@ -312,9 +347,18 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
       "Run every case in this process (default on the cpu target)");
   cmd->add_option("--case-timeout", args->case_timeout,
                   "Kill a case still running after this many seconds and record status timeout "
-                  "(0: none; implies --isolate)");
+                  "(0: none; implies --isolate)")
+      ->check(finite_in(0, kMaxCaseTimeoutSeconds));
   cmd->add_option("--cpu-workers", args->cpu_workers,
                   "Testing aid: N isolated CPU workers at once (--target cpu)")
+      // CLI11 leaves a hidden option's name out of its message: the check says it.
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            return CLI::Range(0, 256)(text).empty()
+                       ? std::string()
+                       : "--cpu-workers " + clip_echo(text, 40) + ": expected 0 to 256";
+          },
+          "INT in [0, 256]"))
       ->group("");
   cmd->add_option("--inputs", args->inputs,
                   "Input distribution for every case: normal, uniform, large or nan")
@@ -333,7 +377,10 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
                   "Backend the summary's speedups and memory reductions are relative to")
       ->capture_default_str();
   cmd->add_flag("--quiet,-q", args->quiet, "No progress on stderr");
-  cmd->callback([args, &exit_code] { exit_code = run_sweep_command(*args); });
+  cmd->callback([args, cmd, &exit_code] {
+    args->case_timeout_given = cmd->count("--case-timeout") > 0;
+    exit_code = run_sweep_command(*args);
+  });
 }
 
 }  // namespace fa2b

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <set>
 
+#include "cli/out_dir.h"
 #include "runner/worker_pool.h"
 #include "runtime/device_info.h"
 
@@ -50,13 +51,19 @@ std::vector<int> parse_devices(const std::string& text, std::size_t n_gpus) {
   return out;
 }
 
-std::string make_work_dir() {
-  std::string tmpl = (std::filesystem::temp_directory_path() / "fa2bench-XXXXXX").string();
-  if (!mkdtemp(tmpl.data())) return {};
-  return tmpl;
-}
-
 }  // namespace
+
+bool SweepExecution::create_work_dir() {
+  if (work_dir.empty()) return true;
+  std::error_code ec;
+  std::filesystem::create_directories(work_dir, ec);
+  if (ec) {
+    fmt::print(stderr, "fa2bench: cannot create {} for isolated cases: {}\n", work_dir,
+               ec.message());
+    return false;
+  }
+  return true;
+}
 
 SweepExecution::~SweepExecution() {
   if (!work_dir.empty()) {
@@ -147,12 +154,11 @@ std::unique_ptr<SweepExecution> set_up_execution(const SweepArgs& a, std::int64_
     slots.assign(static_cast<std::size_t>(std::max(1, a.cpu_workers)), -1);
     ex->target.device_block = cpu_device_block();
   }
-  ex->work_dir = make_work_dir();
-  if (ex->work_dir.empty()) {
-    fmt::print(stderr, "fa2bench: cannot create a temporary directory for isolated cases\n");
-    exit_code = kExitRuntime;
-    return nullptr;
-  }
+  std::error_code ec;
+  const auto out = std::filesystem::absolute(a.out, ec);  // children may run elsewhere
+  ex->work_dir =
+      ((ec ? std::filesystem::path(a.out) : out) / (kWorkDirPrefix + std::to_string(getpid())))
+          .string();
   ChildSpec spec;
   spec.target = target;
   spec.memory_budget = budget;

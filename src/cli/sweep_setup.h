@@ -19,8 +19,12 @@ struct SweepExecution {
   SweepTarget target;
   bool isolated = false;
   int workers = 1;
-  std::string work_dir;  // isolated runs: the children's case and result files
-  ~SweepExecution();     // removes work_dir
+  // Isolated runs: the children's case and result files, in --out (a sweep killed with -9
+  // leaves it there, for the next sweep into --out to remove, not in /tmp for good).
+  std::string work_dir;
+  // Creates work_dir (if any) once --out is locked; false with the reason printed.
+  bool create_work_dir();
+  ~SweepExecution();  // removes work_dir
 };
 
 // Null with `exit_code` set (and the reason printed) when the flags cannot be honoured.

@@ -9,9 +9,11 @@
 namespace fa2b {
 
 std::string human_bytes(double bytes) {
+  // A size is never negative: one that is came from an overflow (or a hand-edited file).
+  if (!(bytes >= 0) || !std::isfinite(bytes)) return "invalid";
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;
-  while (std::abs(bytes) >= 1024 && u < 4) {
+  while (bytes >= 1024 && u < 4) {
     bytes /= 1024;
     ++u;
   }

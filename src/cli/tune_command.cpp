@@ -270,7 +270,9 @@ void add_tune_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--out,-o", args->out, "Also write the tables (markdown) to this file");
   cmd->add_option("--set", args->set, "Override a config value (as in sweep)");
   cmd->add_option("--filter", args->filter, "Only cases whose id contains this text");
-  cmd->add_option("--device", args->device, "CUDA device index")->capture_default_str();
+  cmd->add_option("--device", args->device, "CUDA device index")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->callback([args, &exit_code] { exit_code = run_tune(*args); });
 }
 

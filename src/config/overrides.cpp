@@ -4,6 +4,7 @@
 
 #include "backends/backend.h"
 #include "config/config_internal.h"
+#include "io/json_input.h"
 
 namespace fa2b::config_detail {
 namespace {
@@ -40,7 +41,7 @@ void set_path(json& node, const std::vector<std::string>& path, std::size_t firs
     json* next = nullptr;
     if (cur->is_array()) {
       if (!is_index(seg) || std::stoul(seg) >= cur->size()) {
-        errors.push_back(label + ": \"" + seg + "\" is not an index of the list at " +
+        errors.push_back(label + ": \"" + clip_echo(seg) + "\" is not an index of the list at " +
                          (walked.empty() ? "(root)" : walked) + " (it has " +
                          std::to_string(cur->size()) + " entries)");
         return;
@@ -65,7 +66,8 @@ json apply_overrides(const json& raw, const ConfigOverrides& overrides) {
   json out = raw;
   std::vector<std::string> errors;
   for (const auto& entry : overrides.set) {
-    const std::string label = "--set \"" + entry + "\"";
+    // A value can be megabytes long; messages repeat only its start.
+    const std::string label = "--set \"" + clip_echo(entry) + "\"";
     const std::size_t eq = entry.find('=');
     if (eq == std::string::npos || eq == 0) {
       errors.push_back(label + ": " + kSetHelp);
@@ -75,12 +77,22 @@ json apply_overrides(const json& raw, const ConfigOverrides& overrides) {
     const std::string text = entry.substr(eq + 1);
     const auto path = split_path(key);
     if (std::any_of(path.begin(), path.end(), [](const std::string& s) { return s.empty(); })) {
-      errors.push_back(label + ": empty part in key \"" + key + "\"; " + kSetHelp);
+      errors.push_back(label + ": empty part in key \"" + clip_echo(key) + "\"; " + kSetHelp);
       continue;
     }
     // VALUE is JSON when it parses as JSON, a plain string otherwise (dtype=bf16).
-    json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (value.is_discarded()) value = text;
+    // Nesting and numbers beyond range are refused like in a config file.
+    json value;
+    try {
+      value = parse_json_input(text, label);
+    } catch (const JsonInputError& e) {
+      using Kind = JsonInputError::Kind;
+      if (e.kind() != Kind::syntax && e.kind() != Kind::truncated) {
+        errors.push_back(e.what());
+        continue;
+      }
+      value = text;
+    }
 
     if (!out.is_object()) {
       errors.push_back(label + ": the config is not a JSON object");

@@ -1,6 +1,7 @@
 // The built-in quickstart sweep. configs/quickstart.json holds the same JSON (a unit test
 // keeps the two equal); edit both together.
 #include "config/config.h"
+#include "io/json_input.h"
 
 namespace fa2b {
 
@@ -30,7 +31,7 @@ nlohmann::json quickstart_config_json() {
   ]
 }
 )json";
-  return nlohmann::json::parse(kText);
+  return parse_json_input(kText, "<built-in quickstart>");
 }
 
 }  // namespace fa2b

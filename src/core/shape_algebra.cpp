@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <vector>
 
 namespace fa2b {
 namespace {
@@ -168,16 +169,46 @@ MemoryStats predicted_memory(const Case& c) {
 }
 
 bool sizes_fit_int64(const Case& c, std::string* why) {
-  // The largest product a case implies is B*H*T_q*T_k*4 bytes of float32 scores.
-  const double biggest = static_cast<double>(c.B) * static_cast<double>(c.H) *
-                         static_cast<double>(c.T_q) *
-                         std::max(static_cast<double>(c.T_k), static_cast<double>(c.D)) * 8.0;
-  if (biggest < static_cast<double>(std::numeric_limits<std::int64_t>::max()) / 2) return true;
-  if (why) {
-    *why = fmt::format("B*H*T_q*T_k = {}*{}*{}*{} overflows 64-bit byte counts", c.B, c.H, c.T_q,
-                       c.T_k);
+  // Every byte count the algebra, the runner and the backends form, each in 64-bit integers
+  // with an overflow check (a double estimate misses products such as T_k*D when T_q is small).
+  // The factor 8 leaves room for the backward's gradients, padding and the sums of terms.
+  struct Term {
+    const char* what;
+    const char* product;
+    std::vector<std::int64_t> factors;
+  };
+  const std::int64_t elem = dtype_bytes(c.dtype);
+  const std::int64_t max = std::numeric_limits<std::int64_t>::max();
+  // naive pads score rows to 8 elements; -1 (refused below) where even that overflows
+  const std::int64_t padded_t_k = c.T_k > max - 16 ? -1 : c.T_k / 8 * 8 + 8;
+  const std::int64_t d_plus_2 = c.D > max - 2 ? -1 : c.D + 2;
+  const Term terms[] = {
+      {"Q and O", "B*H*T_q*D", {c.B, c.H, c.T_q, c.D, elem}},
+      {"K and V", "B*H_kv*T_k*D", {c.B, c.H_kv, c.T_k, c.D, elem}},
+      {"the score matrix", "B*H*T_q*T_k", {c.B, c.H, c.T_q, padded_t_k, 4}},
+      {"the flash state (m, l, O)", "B*H*T_q*(D+2)", {c.B, c.H, c.T_q, d_plus_2, 4}},
+  };
+  std::int64_t total = 0;
+  for (const Term& t : terms) {
+    std::int64_t bytes = 1;
+    bool fits = true;
+    for (const std::int64_t f : t.factors)
+      fits = fits && f >= 0 && !__builtin_mul_overflow(bytes, f, &bytes);
+    fits = fits && !__builtin_mul_overflow(bytes, std::int64_t{8}, &bytes) &&
+           !__builtin_add_overflow(total, bytes, &total);
+    if (!fits) {
+      if (why) {
+        std::string values;
+        for (std::size_t i = 0; i + 1 < t.factors.size(); ++i) {
+          values += (i ? "*" : "") + std::to_string(t.factors[i]);
+        }
+        *why = fmt::format("{} ({} = {} elements of {} bytes) overflow 64-bit byte counts", t.what,
+                           t.product, values, t.factors.back());
+      }
+      return false;
+    }
   }
-  return false;
+  return true;
 }
 
 }  // namespace fa2b

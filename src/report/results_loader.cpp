@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "io/json_input.h"
 #include "report/report.h"
 
 namespace fa2b {
@@ -326,30 +327,6 @@ ResultSet read_result_set(const Reader& rd, const json& j) {
 }
 
 // 1-based line and column of byte offset `pos` (0-based) in `text`.
-std::pair<std::size_t, std::size_t> line_column(const std::string& text, std::size_t pos) {
-  std::size_t line = 1, col = 1;
-  for (std::size_t i = 0; i < pos && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return {line, col};
-}
-
-// nlohmann's message without its "[json.exception…] parse error at line…: " prefix.
-std::string parse_error_detail(const std::string& what) {
-  const auto column = what.find("column ");
-  if (column != std::string::npos) {
-    const auto colon = what.find(": ", column);
-    if (colon != std::string::npos) return what.substr(colon + 2);
-  }
-  const auto bracket = what.find("] ");
-  return bracket == std::string::npos ? what : what.substr(bracket + 2);
-}
-
 }  // namespace
 
 CaseResult case_result_from_json(const json& j) {
@@ -374,17 +351,15 @@ ResultSet load_results(const std::string& path) {
 
   json j;
   try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    const std::size_t pos = e.byte == 0 ? 0 : e.byte - 1;
-    const auto [line, col] = line_column(text, pos);
-    const std::string detail = parse_error_detail(e.what());
-    // The parser stopped at the end of the text (e.g. inside a string) or said so itself.
-    const bool truncated =
-        e.byte >= text.size() || detail.find("unexpected end of input") != std::string::npos;
-    throw ResultsFileError(
-        fmt::format("{}: line {}, column {}: {}{}", path, line, col,
-                    truncated ? "truncated JSON: " : "not valid JSON: ", detail));
+    j = parse_json_input(text, path);
+  } catch (const JsonInputError& e) {
+    using Kind = JsonInputError::Kind;
+    const char* what = e.kind() == Kind::truncated ? "truncated JSON: "
+                       : e.kind() == Kind::syntax  ? "not valid JSON: "
+                                                   : "";
+    throw ResultsFileError(fmt::format("{}: line {}, column {}{}: {}{}", path, e.line(), e.column(),
+                                       e.pointer().empty() ? "" : " (at " + e.pointer() + ")", what,
+                                       e.detail()));
   }
   return read_result_set(Reader(path), j);
 }

@@ -2,9 +2,8 @@
 
 namespace fa2b {
 
-bool filter_keeps(const std::regex& filter, const Case& c) {
-  return std::regex_search(c.id(), filter) ||
-         std::regex_search(c.role + "/" + c.shape_key(), filter);
+bool filter_keeps(const CaseRegex& filter, const Case& c) {
+  return filter.search(c.id()) || filter.search(c.role + "/" + c.shape_key());
 }
 
 }  // namespace fa2b

@@ -2,14 +2,13 @@
 // rule to tell a filtered result set from an incomplete one.
 #pragma once
 
-#include <regex>
-
 #include "core/case.h"
+#include "core/case_regex.h"
 
 namespace fa2b {
 
 // True when `filter` matches the case's id or its role/shape (so "fa2/" selects a backend on
 // the CPU target too, where fa2 runs as cpu-flash).
-bool filter_keeps(const std::regex& filter, const Case& c);
+bool filter_keeps(const CaseRegex& filter, const Case& c);
 
 }  // namespace fa2b

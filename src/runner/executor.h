@@ -6,10 +6,10 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
+#include "core/case_regex.h"
 #include "core/result.h"
 #include "runner/platform.h"
 
@@ -20,7 +20,7 @@ inline constexpr std::int64_t kDefaultDumpMaxBytes = std::int64_t{1} << 30;
 // `sweep --dump DIR --dump-filter REGEX`: which cases write their tensors, and where.
 struct DumpOptions {
   std::string dir;  // empty: no dumps
-  std::optional<std::regex> filter;
+  std::optional<CaseRegex> filter;
   std::string filter_text;
   std::int64_t max_bytes = kDefaultDumpMaxBytes;  // per case; larger cases are skipped
   bool wants(const Case& c) const;

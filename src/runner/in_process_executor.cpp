@@ -12,7 +12,7 @@ namespace fa2b {
 bool DumpOptions::wants(const Case& c) const {
   if (dir.empty()) return false;
   if (!filter) return true;
-  return std::regex_search(c.id(), *filter) || std::regex_search(c.sweep + "/" + c.id(), *filter);
+  return filter->search(c.id()) || filter->search(c.sweep + "/" + c.id());
 }
 
 CaseResult result_without_run(const Case& c, const std::string& target, Status status,

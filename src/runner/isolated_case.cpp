@@ -14,6 +14,7 @@
 #include <sstream>
 #include <vector>
 
+#include "io/json_input.h"
 #include "report/report.h"
 
 namespace fa2b {
@@ -160,7 +161,7 @@ CaseResult ChildCase::finish(int wait_status) {
     std::stringstream ss;
     ss << in.rdbuf();
     try {
-      return case_result_from_json(nlohmann::json::parse(ss.str()));
+      return case_result_from_json(parse_json_input(ss.str(), result_file_));
     } catch (const std::exception& e) {
       return result_without_run(
           case_, spec_->target, Status::error,

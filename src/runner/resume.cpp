@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "io/json_input.h"
 #include "report/report.h"
 
 namespace fa2b {
@@ -39,6 +40,11 @@ json to_json(const SweepManifest& m) {
   j["target"] = m.target;
   j["shard"] = m.shard ? json{{"index", m.shard->index}, {"count", m.shard->count}} : json(nullptr);
   j["cases"] = m.case_ids;
+  j["run"] = {{"memory_budget", m.memory_budget},
+              {"case_timeout_s", m.case_timeout_s},
+              {"isolated", m.isolated ? json(*m.isolated) : json(nullptr)},
+              {"dump", m.dump_dir},
+              {"dump_filter", m.dump_filter}};
   return j;
 }
 
@@ -49,7 +55,7 @@ SweepManifest read_manifest(const std::string& path) {
   ss << in.rdbuf();
   SweepManifest m;
   try {
-    const json j = json::parse(ss.str());
+    const json j = parse_json_input(ss.str(), path);
     if (get_or<std::string>(j, "schema", "") != kManifestSchema)
       throw ResultsFileError(path + ": not a sweep manifest (schema \"" + kManifestSchema + "\")");
     const json& c = j.at("config");
@@ -66,6 +72,15 @@ SweepManifest read_manifest(const std::string& path) {
     if (j.contains("shard") && j["shard"].is_object())
       m.shard = Shard{j["shard"].at("index").get<int>(), j["shard"].at("count").get<int>()};
     m.case_ids = get_or<std::vector<std::string>>(j, "cases", {});
+    const json run = j.value("run", json::object());
+    m.memory_budget = get_or<std::string>(run, "memory_budget", "");
+    m.case_timeout_s = get_or<double>(run, "case_timeout_s", 0.0);
+    if (run.contains("isolated") && !run["isolated"].is_null())
+      m.isolated = run["isolated"].get<bool>();
+    m.dump_dir = get_or<std::string>(run, "dump", "");
+    m.dump_filter = get_or<std::string>(run, "dump_filter", "");
+  } catch (const JsonInputError& e) {
+    throw ResultsFileError(e.what());
   } catch (const json::exception& e) {
     throw ResultsFileError(path + ": unusable sweep manifest: " + e.what());
   }
@@ -95,8 +110,21 @@ JsonlContents read_results_jsonl(const std::string& path) {
     if (lines[i].find_first_not_of(" \t\r") == std::string::npos) continue;
     const bool last = i + 1 == lines.size();
     try {
-      out.results.push_back(case_result_from_json(json::parse(lines[i])));
+      out.results.push_back(case_result_from_json(parse_json_input(lines[i], path)));
       out.lines.push_back(lines[i]);
+    } catch (const JsonInputError& e) {
+      // Nesting beyond the limit or a number out of range is a malformed file, not a line cut
+      // short by a kill: never ignored.
+      using Kind = JsonInputError::Kind;
+      if (!last || (e.kind() != Kind::syntax && e.kind() != Kind::truncated)) {
+        throw ResultsFileError(
+            fmt::format("{}: line {}, column {}{}: not a case result: {}", path, i + 1, e.column(),
+                        e.pointer().empty() ? "" : " (at " + e.pointer() + ")", e.detail()));
+      }
+      out.warnings.push_back(fmt::format(
+          "{}: line {} is incomplete (the sweep was killed while writing it); ignoring it, the "
+          "case runs again",
+          path, i + 1));
     } catch (const std::exception& e) {
       if (!last) {
         throw ResultsFileError(

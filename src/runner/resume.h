@@ -26,6 +26,13 @@ struct SweepManifest {
   std::string requested_target;  // --target as given (auto, cuda, cpu)
   std::string target;            // the target the cases run on
   std::vector<std::string> case_ids;
+  // Options that change what a case measures, restored by --resume ("run" in sweep.json;
+  // a manifest written before they were recorded reads as the defaults).
+  std::string memory_budget;     // --memory-budget as given (empty: none)
+  double case_timeout_s = 0;     // --case-timeout (0: none)
+  std::optional<bool> isolated;  // whether each case ran in its own process
+  std::string dump_dir;          // --dump, absolute (empty: none)
+  std::string dump_filter;       // --dump-filter
 };
 
 nlohmann::json to_json(const SweepManifest& m);

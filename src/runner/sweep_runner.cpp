@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <memory>
 
 #include "build_info.h"
@@ -40,6 +41,16 @@ std::vector<Case> cases_for_target(const std::vector<Case>& cases, const std::st
     if (!cpu.empty()) c.backend = cpu;
   }
   return out;
+}
+
+std::optional<std::pair<std::size_t, std::size_t>> find_duplicate_case(
+    const std::vector<Case>& cases) {
+  std::map<std::string, std::size_t> first;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const auto [it, fresh] = first.emplace(cases[i].sweep + "\n" + cases[i].id(), i);
+    if (!fresh) return std::make_pair(it->second, i);
+  }
+  return std::nullopt;
 }
 
 ResultSet run_sweep(const Config& config, const std::vector<Case>& cases, const SweepTarget& target,

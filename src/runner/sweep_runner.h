@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/config.h"
@@ -36,6 +37,10 @@ struct SweepTarget {
 // Rewrites each case for the platform's target: on the CPU target GPU backends run as their
 // CPU counterparts (the case keeps the configured name as its role).
 std::vector<Case> cases_for_target(const std::vector<Case>& cases, const std::string& target);
+// Two cases of one sweep with the same id (e.g. fa2, which runs as cpu-flash on the cpu
+// target, beside cpu-flash itself): their indices, the first and the second.
+std::optional<std::pair<std::size_t, std::size_t>> find_duplicate_case(
+    const std::vector<Case>& cases);
 
 // Runs every case not already finished; the result set holds the cases in the given (config)
 // order and its context blocks (tool, host, device, config). When stop_requested() ends the

@@ -23,7 +23,7 @@ expect_exit 2 "$BIN" sweep --config "$CFG" --target cpu --inputs gaussian
 for mode in --no-isolate --isolate; do
   rm -rf "$TMP/dump"
   expect_exit 0 "$BIN" sweep --config "$CFG" --target cpu --quiet $mode --dump "$TMP/dump" \
-    --dump-filter 'flash/.*T48.*causal$' --out "$TMP/d"
+    --dump-filter 'flash/.*T48.*causal$' --out "$TMP/d$mode"  # one --out per run: a new sweep never reuses one
   n=$(find "$TMP/dump" -name manifest.json | wc -l)
   [ "$n" -eq 1 ] || fail "$mode: expected 1 dumped case, got $n"
   python3 - "$TMP/dump" <<'PY' || fail "$mode: dump content"

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "config/config.h"
+#include "io/json_input.h"
 
 namespace {
 
@@ -28,8 +29,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string text(reinterpret_cast<const char*>(data), size);
   nlohmann::json raw;
   try {
-    raw = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception&) {
+    // The product's parser (nesting limit, comments, duplicate keys), as load_config uses it.
+    raw = fa2b::parse_json_input(text, "fuzz input", {true, true});
+  } catch (const fa2b::JsonInputError&) {
     return 0;  // not JSON: load_config reports it, parse_config never sees it
   }
   parse_one(raw, {});
