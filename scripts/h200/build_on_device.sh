@@ -8,6 +8,8 @@ cd "$(dirname "$0")/../.."
 # backend builds as a stub that says so).
 source scripts/h200/env.sh
 build=${FA2BENCH_BUILD_DIR:-build-h200}
+# The carried libraries (RE2) at run time too, for whoever sources this build.
+export LD_LIBRARY_PATH=$PWD/.carry/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # The copy on the GPU machine has no .git: the commit travels in .carry/git_sha.
 git_flag=()
 [ -f .carry/git_sha ] && git_flag=(-DFA2BENCH_GIT="$(cat .carry/git_sha)")
