@@ -64,7 +64,7 @@ for entry in "${CASES[@]}"; do
     merge) expect_exit "$want" "$BIN" merge "$G/$file" -o "$TMP/merged.json" ;;
     compare) expect_exit "$want" "$BIN" compare "$BASE" "$G/$file" --fail-on-regression ;;
     sweep:*) expect_exit "$want" "$FAULTY" sweep --config "$G/$file" --target cpu --isolate \
-      --quiet --backends "${gate#sweep:}" --out "$TMP/sweep" ;;
+      --quiet --backends "${gate#sweep:}" --out "$TMP/sweep-${file%.json}" ;;
     *) fail "unknown gate $gate" ;;
   esac
   expect_output "$text"
