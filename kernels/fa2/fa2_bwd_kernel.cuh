@@ -118,15 +118,17 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
   constexpr int kQNT = Traits::kQCols / 8;
   constexpr float kLog2e = 1.4426950408889634f;
 
+  constexpr int kStages = Traits::kQStages;
   extern __shared__ __align__(128) unsigned char smem_raw[];
-  T* sQ = reinterpret_cast<T*>(smem_raw);
-  T* sdO = sQ + kBM * kPitch;
-  T* sK = sdO + kBM * kPitch;
+  T* sQ0 = reinterpret_cast<T*>(smem_raw);  // kStages buffers of Q, then of dO
+  T* sdO0 = sQ0 + kStages * kBM * kPitch;
+  T* sK = sdO0 + kStages * kBM * kPitch;
   T* sV = sK + kBN * kPitch;
   T* sP = sV + kBN * kPitch;
   T* sdS = sP + kBM * kPitchN;
-  float* sLse = reinterpret_cast<float*>(sdS + kBM * kPitchN);  // LSE * log2(e); +inf: P = 0
-  float* sDi = sLse + kBM;
+  // Per stage: LSE * log2(e) (+inf where P must be 0), then D_i.
+  float* sLse0 = reinterpret_cast<float*>(sdS + kBM * kPitchN);
+  float* sDi0 = sLse0 + kStages * kBM;
 
   const int tid = static_cast<int>(threadIdx.x);
   const int warp = tid / 32;
@@ -163,22 +165,23 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
     }
   }
 
-  // Stages Q, dO (cp.async) and LSE, D_i (plain loads) of iteration `it`.
+  // Stages Q, dO (cp.async) and LSE, D_i (plain loads) of iteration `it` in buffer it % kStages.
   auto load_query_block = [&](int it) {
+    const int st = kStages == 2 ? (it & 1) : 0;
     const int h = h_kv * group + it / m_count;
     const int m0 = (m_first + it % m_count) * kBM;
     const T* q = static_cast<const T*>(f.q) + b * f.q_batch_stride + h * f.q_head_stride;
     const T* d_o = static_cast<const T*>(p.d_o) + b * f.o_batch_stride + h * f.o_head_stride;
-    load_tile<Traits, kBM>(sQ, q, f.q_row_stride, m0, f.T_q, tid);
-    load_tile<Traits, kBM>(sdO, d_o, f.o_row_stride, m0, f.T_q, tid);
+    load_tile<Traits, kBM>(sQ0 + st * kBM * kPitch, q, f.q_row_stride, m0, f.T_q, tid);
+    load_tile<Traits, kBM>(sdO0 + st * kBM * kPitch, d_o, f.o_row_stride, m0, f.T_q, tid);
     cp_async_commit();
     if (tid < kBM) {
       const std::int64_t row = (static_cast<std::int64_t>(b) * f.H + h) * f.T_q + m0 + tid;
       const bool in = m0 + tid < f.T_q;
       const float lse = in ? f.lse[row] : INFINITY;
       // A row that saw no key has LSE = -inf and zero probabilities; +inf gives exp2 = 0.
-      sLse[tid] = lse == -INFINITY ? INFINITY : lse * kLog2e;
-      sDi[tid] = in ? d_sum[row] : 0.f;
+      sLse0[st * kBM + tid] = lse == -INFINITY ? INFINITY : lse * kLog2e;
+      sDi0[st * kBM + tid] = in ? d_sum[row] : 0.f;
     }
   };
 
@@ -193,13 +196,22 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
   for (int it = 0; it < iterations; ++it) {
     const int h = h_kv * group + it / m_count;
     const int m0 = (m_first + it % m_count) * kBM;
+    const int st = kStages == 2 ? (it & 1) : 0;
+    const T* sQ = sQ0 + st * kBM * kPitch;
+    const T* sdO = sdO0 + st * kBM * kPitch;
+    const float* sLse = sLse0 + st * kBM;
+    const float* sDi = sDi0 + st * kBM;
     cp_async_wait<0>();
-    __syncthreads();  // Q, dO, LSE, D_i of this block landed; dS of the last one fully read
+    // Q, dO, LSE, D_i of this block landed; the last block's P, dS and (two stages) its Q, dO
+    // buffers are no longer read.
+    __syncthreads();
+    if (kStages == 2 && it + 1 < iterations) load_query_block(it + 1);
 
     // ---- S = Q K^T, dP = dO V^T; P and dS to shared memory ----
     {
-      const int wm = warp % Traits::kSdPWarpsM;
-      const int wn = warp / Traits::kSdPWarpsM;
+      const int warp_now = thread_index_unhoisted() >> 5;  // see warp_gemm
+      const int wm = warp_now % Traits::kSdPWarpsM;
+      const int wn = warp_now / Traits::kSdPWarpsM;
       const bool need_mask = n0 + kBN > f.T_k || (kCausal && n0 + kBN - 1 > m0 + diag);
       const int r0 = wm * Traits::kSdPRows;  // warp's first row in the block
       const int c0 = wn * Traits::kSdPCols;  // warp's first key column
@@ -214,30 +226,59 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
       }
       warp_gemm<T, kD, kSdPMT, kSdPNT, false, false, kD, kD>(s, sQ, r0, 0, sK, c0, 0, lane);
       warp_gemm<T, kD, kSdPMT, kSdPNT, false, false, kD, kD>(dp, sdO, r0, 0, sV, c0, 0, lane);
+      // P = exp2(S * scale * log2 e - LSE * log2 e), in place.
+#pragma unroll
+      for (int mi = 0; mi < kSdPMT; ++mi) {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          const float lse = sLse[r0 + mi * 16 + g + 8 * r];
+#pragma unroll
+          for (int j = 0; j < kSdPNT; ++j) {
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              s[mi][j][2 * r + e] = fast_exp2(fmaf(s[mi][j][2 * r + e], scale_log2, -lse));
+            }
+          }
+        }
+      }
+      // Only blocks with keys past T_k or crossing the causal diagonal pay for the mask. The
+      // lane geometry is re-read inside (as in the forward): kept from before the loop it would
+      // hold registers across every query block.
+      if (need_mask) {
+        const int tid_now = thread_index_unhoisted();
+        const int lane_now = tid_now & 31;
+        const int wn_now = (tid_now >> 5) / Traits::kSdPWarpsM;
+        const int wm_now = (tid_now >> 5) % Traits::kSdPWarpsM;
+        // Element (mi, j, e) of the lane: key = key_lane + j*8 + (e&1), row = row_lane + dr.
+        const int key_lane = n0 + wn_now * Traits::kSdPCols + 2 * (lane_now & 3);
+        const int row_lane = m0 + wm_now * Traits::kSdPRows + (lane_now >> 2);
+#pragma unroll
+        for (int mi = 0; mi < kSdPMT; ++mi) {
+#pragma unroll
+          for (int j = 0; j < kSdPNT; ++j) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+              const int key = key_lane + j * 8 + (e & 1);
+              const int row = row_lane + mi * 16 + (e >= 2 ? 8 : 0);
+              if (key >= f.T_k || (kCausal && key > row + diag)) s[mi][j][e] = 0.f;
+            }
+          }
+        }
+      }
+      // dS = P o (dP - D_i); P and dS to shared memory in the input dtype.
 #pragma unroll
       for (int mi = 0; mi < kSdPMT; ++mi) {
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
           const int row = r0 + mi * 16 + g + 8 * r;
-          const float lse = sLse[row];
           const float di = sDi[row];
 #pragma unroll
           for (int j = 0; j < kSdPNT; ++j) {
-            float pv[2], ds[2];
-#pragma unroll
-            for (int e = 0; e < 2; ++e) {
-              const int col = c0 + j * 8 + 2 * t + e;
-              float prob = fast_exp2(fmaf(s[mi][j][2 * r + e], scale_log2, -lse));
-              if (need_mask) {
-                const int key = n0 + col;
-                if (key >= f.T_k || (kCausal && key > m0 + row + diag)) prob = 0.f;
-              }
-              pv[e] = prob;
-              ds[e] = prob * (dp[mi][j][2 * r + e] - di);
-            }
+            const float p0 = s[mi][j][2 * r], p1 = s[mi][j][2 * r + 1];
             const int off = SwizzledTile<kBN>::offset(row, c0 + j * 8) + 2 * t;
-            *reinterpret_cast<std::uint32_t*>(sP + off) = pack2<T>(pv[0], pv[1]);
-            *reinterpret_cast<std::uint32_t*>(sdS + off) = pack2<T>(ds[0], ds[1]);
+            *reinterpret_cast<std::uint32_t*>(sP + off) = pack2<T>(p0, p1);
+            *reinterpret_cast<std::uint32_t*>(sdS + off) =
+                pack2<T>(p0 * (dp[mi][j][2 * r] - di), p1 * (dp[mi][j][2 * r + 1] - di));
           }
         }
       }
@@ -246,21 +287,24 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
 
     // ---- dV += P^T dO, dK += dS^T Q (keys are the rows; queries the reduction) ----
     {
-      const int wn = warp % Traits::kKVWarpsN;
-      const int wd = warp / Traits::kKVWarpsN;
+      const int warp_now = thread_index_unhoisted() >> 5;
+      const int wn = warp_now % Traits::kKVWarpsN;
+      const int wd = warp_now / Traits::kKVWarpsN;
       const int key0 = wn * Traits::kKVRows;
       const int d0 = wd * Traits::kKVCols;
       warp_gemm<T, kBM, kKVMT, kKVNT, true, true, kBN, kD>(acc_dv, sP, 0, key0, sdO, 0, d0, lane);
       warp_gemm<T, kBM, kKVMT, kKVNT, true, true, kBN, kD>(acc_dk, sdS, 0, key0, sQ, 0, d0, lane);
     }
-    __syncthreads();  // Q, dO, P no longer read: the next block may land
-
-    if (it + 1 < iterations) load_query_block(it + 1);
+    if constexpr (kStages == 1) {
+      __syncthreads();  // Q, dO, P no longer read: the next block may land
+      if (it + 1 < iterations) load_query_block(it + 1);
+    }
 
     // ---- dQ += dS K into the fp32 accumulator ----
     {
-      const int wm = warp % Traits::kQWarpsM;
-      const int wd = warp / Traits::kQWarpsM;
+      const int warp_now = thread_index_unhoisted() >> 5;
+      const int wm = warp_now % Traits::kQWarpsM;
+      const int wd = warp_now / Traits::kQWarpsM;
       float* dq = dq_accum + ((static_cast<std::int64_t>(b) * f.H + h) * f.T_q) * kD;
       const int r0 = wm * Traits::kQRows;
       const int d0 = wd * Traits::kQCols;

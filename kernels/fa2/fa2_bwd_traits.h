@@ -12,7 +12,7 @@
 namespace fa2b {
 
 template <int kHeadDim_, int kBlockM_, int kBlockN_, int kWarps_, int kSdPWarpsM_, int kKVWarpsN_,
-          int kQWarpsM_>
+          int kQWarpsM_, int kQStages_ = 2>
 struct Fa2BwdTraitsBase {
   static constexpr int kHeadDim = kHeadDim_;
   static constexpr int kBlockM = kBlockM_;
@@ -21,6 +21,9 @@ struct Fa2BwdTraitsBase {
   static constexpr int kThreads = kWarps * 32;
   static constexpr int kPitch = (kHeadDim + 63) / 64 * 64;  // rows of Q, dO, K, V (swizzle)
   static constexpr int kPitchN = (kBlockN + 63) / 64 * 64;  // rows of P and dS
+  // Buffers of Q, dO, LSE and D_i: with two, the next query block loads during the whole of
+  // this one's work (one barrier fewer per block); with one, only during the dQ product.
+  static constexpr int kQStages = kQStages_;
 
   static constexpr int kSdPWarpsM = kSdPWarpsM_;
   static constexpr int kSdPWarpsN = kWarps / kSdPWarpsM;
@@ -35,11 +38,14 @@ struct Fa2BwdTraitsBase {
   static constexpr int kQRows = kBlockM / kQWarpsM;
   static constexpr int kQCols = kHeadDim / kQWarpsD;
 
-  // Q, dO (kBlockM rows), K, V (kBlockN rows), P, dS (kBlockM x kBlockN), then LSE and D_i.
+  // kQStages x (Q, dO) (kBlockM rows), K, V (kBlockN rows), P, dS (kBlockM x kBlockN), then
+  // kQStages x (LSE, D_i).
   static constexpr int kSmemBytes =
-      (2 * kBlockM * kPitch + 2 * kBlockN * kPitch + 2 * kBlockM * kPitchN) * 2 + 2 * kBlockM * 4;
+      (2 * kQStages * kBlockM * kPitch + 2 * kBlockN * kPitch + 2 * kBlockM * kPitchN) * 2 +
+      2 * kQStages * kBlockM * 4;
 
   static_assert(kHeadDim % 32 == 0, "head dim must be a multiple of 32");
+  static_assert(kQStages == 1 || kQStages == 2, "one or two query-block buffers");
   static_assert(kBlockM % (kThreads / 8) == 0 && kBlockN % (kThreads / 8) == 0,
                 "tiles load in passes of kThreads / 8 rows");
   static_assert(kBlockM <= kThreads, "one thread stages each row's LSE and D_i");

@@ -11,6 +11,7 @@
 
 #include "common/mma.cuh"
 #include "common/smem_swizzle.cuh"
+#include "fa2/fa2_tile_io.cuh"
 
 namespace fa2b {
 namespace fa2 {
@@ -55,6 +56,9 @@ __device__ __forceinline__ void warp_gemm(float (&acc)[kMT][kNT][4], const T* sA
   static_assert(kNT % 2 == 0, "n in steps of 16 (one x4 ldmatrix feeds two 8-column tiles)");
   // Lane l addresses a row of matrix l / 8 of each x4 load; see mma.cuh for the fragments.
   // Callers pass columns that are multiples of 16 (even chunks).
+  // The lane is re-read here (not hoisted): the bases derived from it are loop-invariant, and
+  // kept live across the kernel's query-block loop they would pin 8 registers per call site.
+  lane = thread_index_unhoisted() & 31;
   const int quad = lane >> 3;
   const SwizzledBases<kACols> a_at =
       kATrans ? SwizzledBases<kACols>(smem_u32(sA), a_row + (lane & 7) + ((quad >> 1) << 3),
