@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# ptxas register/spill report of every shipped fa2 instantiation unit, for the "0 bytes spill"
+# ptxas register/spill report of every shipped fa2 instantiation unit (forward and backward),
+# for the "0 bytes spill"
 # rule of the kernel tables (needs only nvcc, no GPU):
 #   scripts/ptxas_shipped.sh > results/h200/logs/ptxas_shipped_sm90.txt
 # Exits 1 when any shipped kernel spills.
@@ -7,9 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 echo "# $("$nvcc" --version | tail -1 | sed 's/Build //') -arch=sm_90 -Xptxas -v, every shipped fa2 unit" \
-  "(kernels/fa2/inst/fa2_fwd_*_d*.cu) at commit $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
+  "(kernels/fa2/inst/fa2_{fwd,bwd}_*_d*.cu) at commit $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
 spills=0
-for unit in kernels/fa2/inst/fa2_fwd_*_d*.cu; do
+for unit in kernels/fa2/inst/fa2_fwd_*_d*.cu kernels/fa2/inst/fa2_bwd_*_d*.cu; do
   echo "== $unit"
   report=$("$nvcc" -std=c++17 -O3 -arch=sm_90 -Ikernels -Isrc -Xptxas -v -c "$unit" -o /dev/null 2>&1 |
     grep -E "Compiling entry function|registers|spill")

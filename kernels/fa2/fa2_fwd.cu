@@ -10,6 +10,7 @@
 #include "common/layout_support.h"
 #include "fa2/fa2_fwd.h"
 #include "fa2/fa2_fwd_launch.h"
+#include "fa2/fa2_head_dims.h"
 #include "fa2/fa2_traits.h"
 #include "fa2/static_switch.h"
 
@@ -80,21 +81,10 @@ bool fa2_fwd_supported(const AttnParams& p, std::string* why) {
   if (p.dtype != KernelDType::fp16 && p.dtype != KernelDType::bf16) {
     return support_fail(why, "unknown dtype for fa2 (use fp16 or bf16)");
   }
-  switch (p.D) {
-    case 32:
-    case 64:
-    case 96:
-    case 128:
-    case 160:
-    case 192:
-    case 224:
-    case 256:
-      break;
-    default:
-      return support_fail(why,
-                          "head dim " + std::to_string(p.D) +
-                              " is not supported by fa2 (supported: 32, 64, 96, 128, 160, 192, "
-                              "224, 256)");
+  if (!fa2_head_dim_supported(p.D)) {
+    return support_fail(why, "head dim " + std::to_string(p.D) +
+                                 " is not supported by fa2 (supported: " + fa2_head_dims_text() +
+                                 ")");
   }
   if (!layout_supported(p, "fa2", why)) return false;
   // The smallest query tile is 64 rows; grid.x holds B * H * m-blocks.
@@ -107,7 +97,8 @@ cudaError_t fa2_fwd(const AttnParams& p, cudaStream_t stream) {
   std::string why;
   if (!fa2_fwd_supported(p, &why)) return cudaErrorInvalidValue;
   return FA2_FP16_SWITCH(p.dtype == KernelDType::bf16, T, [&] {
-    return FA2_HEADDIM_SWITCH(p.D, kD, [&] { return run_fa2_fwd<T, kD>(p, stream); });
+    return fa2_dispatch_head_dim(
+        p.D, [&](auto kD) { return run_fa2_fwd<T, decltype(kD)::value>(p, stream); });
   });
 }
 

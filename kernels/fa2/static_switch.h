@@ -14,6 +14,8 @@
     }                                          \
   }()
 
+// Head dims dispatch through fa2_dispatch_head_dim (fa2_head_dims.h), from the one list.
+
 // Unsupported dtypes are rejected by fa2_fwd_supported() before this runs.
 #define FA2_FP16_SWITCH(IS_BF16, ELEM_TYPE, ...) \
   [&] {                                          \
@@ -24,42 +26,4 @@
       using ELEM_TYPE = __half;                  \
       return __VA_ARGS__();                      \
     }                                            \
-  }()
-
-#define FA2_HEADDIM_SWITCH(D, CONST_NAME, ...) \
-  [&] {                                        \
-    switch (D) {                               \
-      case 32: {                               \
-        constexpr int CONST_NAME = 32;         \
-        return __VA_ARGS__();                  \
-      }                                        \
-      case 64: {                               \
-        constexpr int CONST_NAME = 64;         \
-        return __VA_ARGS__();                  \
-      }                                        \
-      case 96: {                               \
-        constexpr int CONST_NAME = 96;         \
-        return __VA_ARGS__();                  \
-      }                                        \
-      case 128: {                              \
-        constexpr int CONST_NAME = 128;        \
-        return __VA_ARGS__();                  \
-      }                                        \
-      case 160: {                              \
-        constexpr int CONST_NAME = 160;        \
-        return __VA_ARGS__();                  \
-      }                                        \
-      case 192: {                              \
-        constexpr int CONST_NAME = 192;        \
-        return __VA_ARGS__();                  \
-      }                                        \
-      case 224: {                              \
-        constexpr int CONST_NAME = 224;        \
-        return __VA_ARGS__();                  \
-      }                                        \
-      default: {                               \
-        constexpr int CONST_NAME = 256;        \
-        return __VA_ARGS__();                  \
-      }                                        \
-    }                                          \
   }()

@@ -21,6 +21,7 @@
 #include "common/device_utils.h"
 #include "common/numeric.h"
 #include "core/case.h"
+#include "fa2/fa2_head_dims.h"
 
 namespace fa2b {
 namespace bwd_test {
@@ -303,7 +304,16 @@ inline std::string sweep_name(const ::testing::TestParamInfo<DtypeDim>& info) {
   return std::string(to_string(info.param.dtype)) + "_d" + std::to_string(info.param.D);
 }
 
-// Every (dtype, D) our kernels and the standard backend are tested at.
+// Every (dtype, D) the fa2 kernels are built for (the one list in fa2/fa2_head_dims.h).
+inline std::vector<DtypeDim> fa2_dtype_dims() {
+  std::vector<DtypeDim> out;
+  for (DType dt : {DType::fp16, DType::bf16}) {
+    for (int D : Fa2HeadDims::kValues) out.push_back({dt, D});
+  }
+  return out;
+}
+
+// Every (dtype, D) the naive and standard backends are tested at.
 inline std::vector<DtypeDim> all_dtype_dims() {
   std::vector<DtypeDim> out;
   for (DType dt : {DType::fp16, DType::bf16}) {

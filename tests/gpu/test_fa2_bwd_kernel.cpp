@@ -45,7 +45,7 @@ TEST_P(Fa2BwdSweep, OddLengthsBothMasks) {
   bwd_test::odd_length_sweep(GetParam().dtype, GetParam().D, run_and_check);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllDims, Fa2BwdSweep, ::testing::ValuesIn(bwd_test::all_dtype_dims()),
+INSTANTIATE_TEST_SUITE_P(AllDims, Fa2BwdSweep, ::testing::ValuesIn(bwd_test::fa2_dtype_dims()),
                          bwd_test::sweep_name);
 
 class Fa2Bwd : public ::testing::Test {

@@ -17,6 +17,7 @@
 #include "common/numeric.h"
 #include "core/case.h"
 #include "fa2/fa2_fwd.h"
+#include "fa2/fa2_head_dims.h"
 #include "gpu_available.h"
 #include "verify/reference.h"
 
@@ -215,15 +216,16 @@ std::string sweep_name(const ::testing::TestParamInfo<DtypeDim>& info) {
   return std::string(to_string(info.param.dtype)) + "_d" + std::to_string(info.param.D);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllDims, Fa2KernelSweep,
-                         ::testing::Values(DtypeDim{DType::fp16, 32}, DtypeDim{DType::fp16, 64},
-                                           DtypeDim{DType::fp16, 96}, DtypeDim{DType::fp16, 128},
-                                           DtypeDim{DType::fp16, 160}, DtypeDim{DType::fp16, 192},
-                                           DtypeDim{DType::fp16, 224}, DtypeDim{DType::fp16, 256},
-                                           DtypeDim{DType::bf16, 32}, DtypeDim{DType::bf16, 64},
-                                           DtypeDim{DType::bf16, 96}, DtypeDim{DType::bf16, 128},
-                                           DtypeDim{DType::bf16, 160}, DtypeDim{DType::bf16, 192},
-                                           DtypeDim{DType::bf16, 224}, DtypeDim{DType::bf16, 256}),
+// Every (dtype, D) the kernels are built for (the one list in fa2/fa2_head_dims.h).
+std::vector<DtypeDim> all_dtype_dims() {
+  std::vector<DtypeDim> out;
+  for (DType dt : {DType::fp16, DType::bf16}) {
+    for (int D : Fa2HeadDims::kValues) out.push_back({dt, D});
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllDims, Fa2KernelSweep, ::testing::ValuesIn(all_dtype_dims()),
                          sweep_name);
 
 TEST_F(Fa2Kernel, BshdLayout) {
@@ -302,7 +304,7 @@ TEST_F(Fa2Kernel, SupportRules) {
     EXPECT_FALSE(fa2_fwd_supported(p, &why)) << D;
     EXPECT_NE(why.find("32, 64, 96, 128, 160, 192, 224, 256"), std::string::npos) << why;
   }
-  for (int D : {32, 64, 96, 128, 160, 192, 224, 256}) {
+  for (int D : Fa2HeadDims::kValues) {
     p.D = D;
     EXPECT_TRUE(fa2_fwd_supported(p, &why)) << D << ": " << why;
   }

@@ -1,0 +1,54 @@
+// The head dims the fa2 kernels (forward and backward) are compiled for. This list is the one
+// place they are named: the runtime dispatch, the support message, the tests' parameter lists
+// and the instantiation units (inst/gen_units.py reads the Fa2HeadDims line; CI runs it with
+// --check) all derive from it. Adding a head dim: add it here, give it a Fa2Traits entry
+// (fa2_traits.h), run inst/gen_units.py.
+#pragma once
+
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace fa2b {
+
+template <int... kDims>
+struct HeadDimList {
+  static constexpr int kCount = sizeof...(kDims);
+  static constexpr int kValues[kCount] = {kDims...};
+};
+
+using Fa2HeadDims = HeadDimList<32, 64, 96, 128, 160, 192, 224, 256>;
+
+constexpr bool fa2_head_dim_supported(int d) {
+  for (int v : Fa2HeadDims::kValues) {
+    if (v == d) return true;
+  }
+  return false;
+}
+
+// "32, 64, ..., 256", for support messages.
+inline std::string fa2_head_dims_text() {
+  std::string text;
+  for (int v : Fa2HeadDims::kValues) text += (text.empty() ? "" : ", ") + std::to_string(v);
+  return text;
+}
+
+// Calls f(std::integral_constant<int, D>{}) for the listed D equal to `d`; `d` must be listed
+// (callers check fa2_head_dim_supported first; an unlisted d takes the last entry).
+template <typename F, int kFirst, int... kRest>
+decltype(auto) dispatch_head_dim(HeadDimList<kFirst, kRest...>, int d, F&& f) {
+  if constexpr (sizeof...(kRest) == 0) {
+    (void)d;
+    return f(std::integral_constant<int, kFirst>{});
+  } else {
+    if (d == kFirst) return f(std::integral_constant<int, kFirst>{});
+    return dispatch_head_dim(HeadDimList<kRest...>{}, d, std::forward<F>(f));
+  }
+}
+
+template <typename F>
+decltype(auto) fa2_dispatch_head_dim(int d, F&& f) {
+  return dispatch_head_dim(Fa2HeadDims{}, d, std::forward<F>(f));
+}
+
+}  // namespace fa2b
