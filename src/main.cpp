@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   fa2b::add_merge_command(app, exit_code);
   fa2b::add_run_case_command(app, exit_code);
   fa2b::add_tune_command(app, exit_code);
+  fa2b::add_export_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

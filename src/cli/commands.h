@@ -53,6 +53,7 @@ void add_devices_command(CLI::App& app, int& exit_code);
 void add_compare_command(CLI::App& app, int& exit_code);
 void add_merge_command(CLI::App& app, int& exit_code);
 void add_tune_command(CLI::App& app, int& exit_code);
+void add_export_command(CLI::App& app, int& exit_code);
 
 // "80GiB", "512MiB", "1.5GB", "1000000" → bytes; nullopt when malformed.
 std::optional<std::int64_t> parse_size(const std::string& text);
