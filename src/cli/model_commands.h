@@ -14,7 +14,7 @@ namespace fa2b {
 int print_model_plan(const Config& config, std::int64_t memory, const std::string& memory_from);
 
 // `sweep` for model cases (CPU target only for now): runs each case's training step, writes
-// <out>/results.json and prints a table.
-int run_model_sweep(const SweepArgs& args, const Config& config);
+// <out>/results.json and prints a table. `budget`: --memory-budget in bytes (0: none).
+int run_model_sweep(const SweepArgs& args, const Config& config, std::int64_t budget);
 
 }  // namespace fa2b

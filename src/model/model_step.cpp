@@ -260,11 +260,11 @@ double TransformerStep::forward_backward(StepTimes* times) {
 }
 
 void TransformerStep::optimizer_step(const AdamWSettings& s, StepTimes* times) {
+  if (times) times->optimizer_s = 0;  // optimizer none: no phase to time
+  if (m_.optimizer != Optimizer::adamw) return;
   const auto t0 = Clock::now();
-  if (m_.optimizer == Optimizer::adamw) {
-    adamw_update(params(), grads(), adam_m_.as<float>(), adam_v_.as<float>(), layout_.total, s,
-                 ++adam_steps_);
-  }
+  adamw_update(params(), grads(), adam_m_.as<float>(), adam_v_.as<float>(), layout_.total, s,
+               ++adam_steps_);
   if (times) times->optimizer_s = seconds_since(t0);
 }
 
