@@ -3,6 +3,7 @@
 #include "checks/checks.h"
 #include "cli/commands.h"
 #include "cli/load_config_or_report.h"
+#include "cli/model_commands.h"
 #include "cli/tables.h"
 #include "core/shape_algebra.h"
 #include "io/json_input.h"
@@ -73,6 +74,7 @@ int run_plan(const PlanArgs& a) {
     }
   }
 
+  if (!config->model_cases.empty()) return print_model_plan(*config, memory, memory_from);
   fmt::print("plan for {} ({} cases), memory {} ({})\n", config->path, config->cases.size(),
              human_bytes(static_cast<double>(memory)), memory_from);
   bool training = false;

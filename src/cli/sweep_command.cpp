@@ -7,6 +7,7 @@
 #include "checks/result_gate.h"
 #include "cli/commands.h"
 #include "cli/load_config_or_report.h"
+#include "cli/model_commands.h"
 #include "cli/numeric_flags.h"
 #include "cli/out_dir.h"
 #include "cli/signals.h"
@@ -101,6 +102,7 @@ int run_sweep_command(SweepArgs a) {
 
   const auto config = load_config_or_report(a.config, ConfigOverrides{set, a.backends});
   if (!config) return kExitUsage;
+  if (!config->model_cases.empty()) return run_model_sweep(a, *config, budget);
   if (prior && prior->config_sha256 != config->sha256) {
     fmt::print(stderr,
                "fa2bench: --resume {}: the config changed since that sweep started (sha256 {} "

@@ -18,8 +18,9 @@ int run_validate(const ValidateArgs& a) {
   if (!config) return kExitUsage;
   std::map<std::string, int> per_sweep;
   for (const Case& c : config->cases) ++per_sweep[c.sweep];
-  fmt::print("{}: valid; {} case(s), {} check(s)\n", config->path, config->cases.size(),
-             config->checks.size());
+  for (const ModelCase& m : config->model_cases) ++per_sweep[m.sweep];
+  fmt::print("{}: valid; {} case(s), {} check(s)\n", config->path,
+             config->cases.size() + config->model_cases.size(), config->checks.size());
   for (const auto& [name, n] : per_sweep) fmt::print("  sweep {}: {} case(s)\n", name, n);
   return kExitOk;
 }

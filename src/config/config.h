@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/case.h"
+#include "core/model_case.h"
 
 namespace fa2b {
 
@@ -51,6 +52,8 @@ struct Config {
   bool allow_case_errors = false;
   MeasureSettings defaults;
   std::vector<Case> cases;  // expanded, filtered, in config order
+  // Cases of "scope": "transformer" sweeps (a config holds those or attention sweeps, not both).
+  std::vector<ModelCase> model_cases;
   std::vector<CheckSpec> checks;
   // Informational lines for the user, e.g. a check dropped because --backends or --set grid.*
   // left no case it applies to (the dropped check is removed from `raw` as well).

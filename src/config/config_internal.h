@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -111,9 +112,19 @@ json apply_overrides(const json& raw, const ConfigOverrides& overrides);
 
 // ---- expansion and checks -----------------------------------------------------------------
 
-// Expands the sweeps of a config (already known to be an object); fills `cases`.
+// Expands the sweeps of a config (already known to be an object); fills `cases`, and
+// `model_cases` from "scope": "transformer" sweeps.
 void expand_sweeps(const json& raw, const MeasureSettings& top_measure, std::vector<Case>& cases,
-                   Errors& errors);
+                   std::vector<ModelCase>& model_cases, Errors& errors);
+
+// ---- transformer sweeps (expand_model.cpp) -------------------------------------------------
+
+// True for a sweep object whose "scope" is "transformer".
+bool is_transformer_sweep(const json& sweep);
+// Validates one transformer sweep and appends its cases; `names` holds the sweep names so far.
+void expand_model_sweep(const json& sweep, const std::string& pointer,
+                        const MeasureSettings& top_measure, std::set<std::string>& names,
+                        std::vector<ModelCase>& cases, Errors& errors);
 
 // Parses and validates the checks against the expanded cases. When `drop_unmatched` is set,
 // a check whose only problems are references to cases that do not exist (as happens after

@@ -144,9 +144,14 @@ void expand_one(const json& sweep, const std::string& sp, const AxisMap& default
     return;
   }
   const std::size_t before = errors.size();
-  check_keys(sweep, sp,
-             {"name", "description", "backends", "grid", "zip", "where", "exclude", "measure"},
-             "sweep key", errors);
+  check_keys(
+      sweep, sp,
+      {"name", "description", "scope", "backends", "grid", "zip", "where", "exclude", "measure"},
+      "sweep key", errors);
+  if (sweep.contains("scope") && sweep["scope"] != "attention") {
+    errors.add(ptr(sp, "scope"), "expected \"attention\" (the default) or \"transformer\", got " +
+                                     show(sweep["scope"]));
+  }
   std::string name;
   if (!sweep.contains("name")) {
     errors.add(sp, "missing required \"name\" (a unique sweep name)");
@@ -347,7 +352,7 @@ void expand_one(const json& sweep, const std::string& sp, const AxisMap& default
 }  // namespace
 
 void expand_sweeps(const json& raw, const MeasureSettings& top_measure, std::vector<Case>& cases,
-                   Errors& errors) {
+                   std::vector<ModelCase>& model_cases, Errors& errors) {
   AxisMap defaults;
   if (raw.contains("defaults")) {
     const json& d = raw["defaults"];
@@ -367,13 +372,29 @@ void expand_sweeps(const json& raw, const MeasureSettings& top_measure, std::vec
     return;
   }
   std::set<std::string> names;
+  std::size_t first_transformer = sweeps.size();  // named when the scopes mix
   for (std::size_t i = 0; i < sweeps.size(); ++i) {
+    if (is_transformer_sweep(sweeps[i])) {
+      expand_model_sweep(sweeps[i], ptr("/sweeps", i), top_measure, names, model_cases, errors);
+      first_transformer = std::min(first_transformer, i);
+      continue;
+    }
     expand_one(sweeps[i], ptr("/sweeps", i), defaults, top_measure, names, cases, errors);
     if (static_cast<std::int64_t>(cases.size()) > kMaxCases) {
       errors.add("/sweeps", "the sweeps expand to more than " + std::to_string(kMaxCases) +
                                 " cases in all; narrow the grids or split the config");
       return;
     }
+  }
+  // One results file holds one scope's cases (their schemas differ).
+  if (first_transformer < sweeps.size() && !cases.empty()) {
+    errors.add(ptr("/sweeps", first_transformer),
+               "a config holds attention sweeps or \"scope\": \"transformer\" sweeps, not "
+               "both; put this sweep in a config of its own");
+  }
+  if (static_cast<std::int64_t>(model_cases.size()) > kMaxCases) {
+    errors.add("/sweeps", "the sweeps expand to more than " + std::to_string(kMaxCases) +
+                              " cases in all; narrow the grids or split the config");
   }
 }
 

@@ -54,7 +54,11 @@ Config parse_config(const json& raw_in, const std::string& path, const ConfigOve
   }
   cfg.defaults.min_samples = std::min(cfg.defaults.min_samples, cfg.defaults.max_samples);
 
-  expand_sweeps(raw, cfg.defaults, cfg.cases, errors);
+  expand_sweeps(raw, cfg.defaults, cfg.cases, cfg.model_cases, errors);
+  if (!cfg.model_cases.empty() && raw.contains("checks")) {
+    errors.add("/checks", "checks on transformer sweeps are not supported yet; remove \"checks\"");
+    errors.throw_if_any();
+  }
   const bool cases_valid = errors.empty();
 
   // Overrides may narrow the sweeps so far that some checks no longer apply; those are

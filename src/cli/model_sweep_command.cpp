@@ -1,0 +1,71 @@
+// `sweep` for transformer configs: each case's training step on the host, one line per case,
+// results.json in --out (its own "kind": the attention results' tools do not read it yet).
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "backends/backend.h"
+#include "cli/model_commands.h"
+#include "cli/tables.h"
+#include "model/model_runner.h"
+#include "report/report.h"
+
+namespace fa2b {
+
+int run_model_sweep(const SweepArgs& a, const Config& config, std::int64_t budget) {
+  if (a.target != "auto" && a.target != "cpu") {
+    fmt::print(stderr,
+               "fa2bench: {}: transformer sweeps run on the CPU target only for now (--target "
+               "cpu); the GPU step is not built yet\n",
+               config.path);
+    return kExitUsage;
+  }
+  const bool unsupported_flag = !a.resume.empty() || !a.shard.empty() || !a.filter.empty() ||
+                                !a.dump.empty() || !a.devices.empty() || a.cpu_workers > 0;
+  if (unsupported_flag) {
+    fmt::print(stderr,
+               "fa2bench: {}: --resume, --shard, --filter, --dump, --devices and workers are "
+               "not supported for transformer sweeps yet\n",
+               config.path);
+    return kExitUsage;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(a.out, ec);
+  if (ec) {
+    fmt::print(stderr, "fa2bench: cannot create --out {}: {}\n", a.out, ec.message());
+    return kExitRuntime;
+  }
+
+  nlohmann::json cases = nlohmann::json::array();
+  bool errors = false;
+  fmt::print("{:<8} {:<52} {:>11} {:>11} {:>9} {:>9} {:>9} {:>10}\n", "status", "case", "peak",
+             "predicted", "fwd ms", "bwd ms", "opt ms", "tokens/s");
+  for (ModelCase c : config.model_cases) {
+    // The CPU target runs a GPU backend's CPU counterpart (fa2 -> cpu-flash), as attention
+    // sweeps do; the role keeps the name the config gave.
+    if (is_device_backend(c.backend) && !cpu_counterpart(c.backend).empty())
+      c.backend = cpu_counterpart(c.backend);
+    const model::ModelResult r = model::run_model_case(c, budget);
+    errors = errors || r.status == "error";
+    fmt::print("{:<8} {:<52} {:>11} {:>11} {:>9.2f} {:>9.2f} {:>9.2f} {:>10.0f}\n", r.status,
+               c.id(), human_bytes(static_cast<double>(r.peak_bytes)),
+               human_bytes(static_cast<double>(r.plan.peak_bytes)), r.forward_ms, r.backward_ms,
+               r.optimizer_ms, r.tokens_per_s);
+    if (!r.reason.empty()) fmt::print("         {}\n", r.reason);
+    cases.push_back(model::to_json(r));
+  }
+  const nlohmann::json results = {{"kind", "fa2bench-model-results"},
+                                  {"schema_version", 1},
+                                  {"config", config.path},
+                                  {"config_name", config.name},
+                                  {"config_sha256", config.sha256},
+                                  {"target", "cpu"},
+                                  {"conventions", model::model_conventions_json()},
+                                  {"cases", cases}};
+  const std::string path = (std::filesystem::path(a.out) / "results.json").string();
+  write_text_file_atomic(path, results.dump(1) + "\n");
+  fmt::print("wrote {}\n", path);
+  return errors && !config.allow_case_errors ? kExitCheckFailed : kExitOk;
+}
+
+}  // namespace fa2b

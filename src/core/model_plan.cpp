@@ -1,0 +1,150 @@
+#include "core/model_plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <initializer_list>
+#include <limits>
+
+#include "core/shape_algebra.h"
+
+namespace fa2b {
+
+ModelParams model_params(const ModelCase& m) {
+  const std::int64_t h = m.hidden, w = m.qkv_width(), f = m.mlp_hidden();
+  ModelParams p;
+  p.embedding = m.vocab * h;
+  p.per_block = 2 * h         // LayerNorm 1: gamma, beta
+                + h * w + w   // fused QKV projection
+                + h * h + h   // output projection
+                + 2 * h       // LayerNorm 2
+                + h * f + f   // MLP up
+                + f * h + h;  // MLP down
+  p.final_ln = 2 * h;
+  p.lm_head = h * m.vocab;  // no bias
+  p.total = p.embedding + m.layers * p.per_block + p.final_ln + p.lm_head;
+  return p;
+}
+
+ActivationShapes activation_shapes(const ModelCase& m) {
+  const std::int64_t n = m.tokens();
+  return {n * m.hidden, n * m.qkv_width(), n * m.mlp_hidden(),
+          n * m.vocab,  2 * n * 4,         4 * m.B * m.heads * m.T};
+}
+
+ModelPlan plan_model(const ModelCase& m) {
+  ModelPlan plan;
+  plan.params = model_params(m);
+  const std::int64_t e = dtype_bytes(m.dtype);
+  const std::int64_t P = plan.params.total;
+  plan.weight_bytes = P * e;
+  plan.grad_bytes = P * e;
+  plan.optimizer_bytes = m.optimizer == Optimizer::adamw ? 2 * P * 4 : 0;
+  plan.token_bytes = 4 * m.tokens();
+
+  const Case ac = m.attention_case();
+  plan.attention_saved_bytes = saved_bytes(ac);
+  plan.attention_workspace_bytes = backward_workspace_bytes(ac);
+  plan.attention_backend_bytes =
+      predicted_memory(ac).predicted_bytes - io_bytes(ac) - grad_io_bytes(ac);
+  plan.attention_instances = m.recompute ? 1 : static_cast<int>(m.layers);
+  plan.persistent_bytes = plan.weight_bytes + plan.grad_bytes + plan.optimizer_bytes +
+                          plan.token_bytes +
+                          plan.attention_instances * plan.attention_backend_bytes;
+
+  // Bytes of the activations, named as the step (src/model/model_step.cpp) names its buffers.
+  const ActivationShapes s = activation_shapes(m);
+  const std::int64_t xh = s.row_h * e, xq = s.row_qkv * e, xf = s.row_mlp * e, xv = s.row_vocab * e;
+  // One block's forward: ln1 stats, ln1 out, qkv, LSE, attention out, x_mid (residual after
+  // attention), ln2 stats, ln2 out, MLP pre-activation, MLP activation, x_next (the block's
+  // output, the next block's input).
+  const std::int64_t block_full = 2 * s.ln_stats_bytes + s.lse_bytes + 5 * xh + xq + 2 * xf;
+  const std::int64_t final_ln = s.ln_stats_bytes + xh;  // final LN stats and output
+  const std::int64_t x0 = xh;                           // the embedding's output
+  const std::int64_t L = m.layers;
+  plan.block_saved_bytes = m.recompute ? xh : block_full;
+  const std::int64_t saved_blocks = L * plan.block_saved_bytes;
+  plan.activation_bytes = x0 + saved_blocks + final_ln;
+
+  // The schedule's local maxima. Forward allocations only grow (recompute on: a block's
+  // temporaries are freed after it), so the forward's maxima are its end and, with recompute,
+  // its last block. In the backward the logits are freed before dlogits exists; dx (the residual
+  // stream's gradient) lives through every block; a block's backward holds at most
+  // d_act [tokens, mlp] + d_ln2, or d_attn + d_qkv (then d_qkv + d_ln1, as large), beside dx.
+  // The last block's backward has every earlier block's activations still live, so it is the
+  // largest of the blocks' (recompute on: its recomputed activations, less x_next, which is
+  // the checkpoint already counted).
+  const std::int64_t P0 = plan.persistent_bytes;
+  const std::int64_t block_transient = xh + std::max(xf, xq);
+  auto& ph = plan.phases;
+  if (m.recompute) {
+    ph.push_back({"forward, last block (recomputable temporaries live)",
+                  P0 + x0 + (L - 1) * xh + block_full});
+  }
+  ph.push_back({"forward end (logits live)", P0 + x0 + saved_blocks + final_ln + xv});
+  ph.push_back({"LM head backward (dlogits, d_lnf)", P0 + x0 + saved_blocks + final_ln + xv + xh});
+  ph.push_back(
+      {"final LayerNorm backward (d_lnf, dx)", P0 + x0 + saved_blocks + final_ln + 2 * xh});
+  const std::int64_t last_block_acts = m.recompute ? L * xh + (block_full - xh) : saved_blocks;
+  ph.push_back({"last block backward (dx + largest transient)",
+                P0 + x0 + last_block_acts + xh + block_transient});
+  for (const PlanPhase& p : ph) {
+    if (p.bytes > plan.peak_bytes) {
+      plan.peak_bytes = p.bytes;
+      plan.peak_phase = p.name;
+    }
+  }
+
+  plan.dense_flops = 6.0 * static_cast<double>(P) * static_cast<double>(m.tokens());
+  plan.attention_flops = case_flops(ac) * static_cast<double>(L);
+  plan.flops = plan.dense_flops + plan.attention_flops;
+  return plan;
+}
+
+bool model_sizes_fit_int64(const ModelCase& m, std::string* why) {
+  // Each product below, times 64 for the sums and the optimizer's two float32 copies, must
+  // fit; the attention's own sizes are the shape algebra's guard.
+  struct Term {
+    const char* what;
+    std::initializer_list<std::int64_t> factors;
+  };
+  const std::int64_t max = std::numeric_limits<std::int64_t>::max();
+  const std::int64_t f =
+      m.mlp_ratio > max / std::max<std::int64_t>(m.hidden, 1) ? -1 : m.mlp_ratio * m.hidden;
+  const Term terms[] = {
+      {"embedding and LM head (vocab*hidden)", {m.vocab, m.hidden}},
+      {"MLP weights (hidden*mlp_ratio*hidden)", {m.hidden, f}},
+      {"fused QKV weights (hidden*3*hidden)", {m.hidden, m.hidden, 3}},
+      {"logits (B*T*vocab)", {m.B, m.T, m.vocab}},
+      {"MLP activations (B*T*mlp_ratio*hidden)", {m.B, m.T, f}},
+      {"all layers' activations (layers*B*T*mlp_ratio*hidden)", {m.layers, m.B, m.T, f}},
+      {"all layers' weights (layers*hidden*mlp_ratio*hidden)", {m.layers, m.hidden, f}},
+  };
+  for (const Term& t : terms) {
+    std::int64_t v = 64;
+    bool fits = true;
+    for (const std::int64_t x : t.factors)
+      fits = fits && x >= 0 && !__builtin_mul_overflow(v, x, &v);
+    if (!fits) {
+      if (why) *why = fmt::format("{} overflows 64-bit byte counts", t.what);
+      return false;
+    }
+  }
+  return sizes_fit_int64(m.attention_case(), why);
+}
+
+const char* model_flops_convention() {
+  return "model step: 6 * params * tokens (every parameter, embedding included; 2 for the "
+         "forward, 4 for the backward) + per layer 3.5x the causal attention forward "
+         "(4*B*H*T*T*D/2; flash-attention's fwd_bwd convention); recompute's extra forward is "
+         "not counted (model FLOPs)";
+}
+
+const char* model_memory_convention() {
+  return "model step: tracked peak of one step after a warm-up step, persistent memory included: "
+         "weights and gradients in the dtype, AdamW m and v in float32 (no master weights), "
+         "int32 tokens, every block's saved activations, the attention backends' own buffers; "
+         "cpu-flash's per-thread tile scratch is reported apart (attention_scratch_bytes)";
+}
+
+}  // namespace fa2b

@@ -1,0 +1,76 @@
+// The model planner: parameters, bytes and FLOPs of one transformer training step, predicted
+// without running anything. Pure host code; the step (src/model/) allocates exactly what this
+// file lists, in the order its comments give, so the tracked peak can be compared with it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/model_case.h"
+
+namespace fa2b {
+
+// Parameter counts (elements). Per block: LayerNorm gamma and beta twice, the fused QKV
+// projection (weight hidden x qkv_width, bias qkv_width), the output projection (hidden x
+// hidden + hidden), the MLP up (hidden x mlp_hidden + mlp_hidden) and down (mlp_hidden x hidden
+// + hidden). Outside the blocks: the token embedding (vocab x hidden), the final LayerNorm
+// (2 hidden) and the LM head (hidden x vocab, no bias, not tied to the embedding).
+struct ModelParams {
+  std::int64_t embedding = 0, per_block = 0, final_ln = 0, lm_head = 0;
+  std::int64_t total = 0;
+};
+ModelParams model_params(const ModelCase& m);
+
+// One moment of the step's memory schedule: its name and the bytes live then (persistent
+// memory included).
+struct PlanPhase {
+  std::string name;
+  std::int64_t bytes = 0;
+};
+
+struct ModelPlan {
+  ModelParams params;
+  // Persistent for the whole step (allocated before it): weights and gradients in the case's
+  // dtype, AdamW's m and v in float32 (0 with optimizer none; no float32 master weights), the
+  // int32 tokens, and the prepared attention backends.
+  std::int64_t weight_bytes = 0, grad_bytes = 0, optimizer_bytes = 0, token_bytes = 0;
+  // The attention inside one block, from the shape algebra (core/shape_algebra.h) for the
+  // case's backend: what its forward saves (LSE, plus P where materialised) and its backward's
+  // workspace; backend_bytes is all a prepared backend holds (predicted peak of the attention
+  // case less the tensors the caller owns: Q, K, V, O, LSE, dO, dQ, dK, dV).
+  std::int64_t attention_saved_bytes = 0, attention_workspace_bytes = 0;
+  std::int64_t attention_backend_bytes = 0;
+  int attention_instances = 0;  // layers with recompute off (each keeps its state), else 1
+  // Activations: what one block keeps for the backward (recompute off: every tensor below;
+  // on: its input only) and everything saved at the end of the forward.
+  std::int64_t block_saved_bytes = 0, activation_bytes = 0;
+  std::int64_t persistent_bytes = 0;
+  std::vector<PlanPhase> phases;  // in step order
+  std::int64_t peak_bytes = 0;
+  std::string peak_phase;
+  // FLOPs of one step: dense 6 * params * tokens (every parameter, the embedding included),
+  // plus attention 3.5x its causal forward (flash-attention's fwd_bwd convention) per layer.
+  double dense_flops = 0, attention_flops = 0, flops = 0;
+};
+
+// Element sizes of the step's activations, named once so planner and step share the shapes but
+// not the schedule: [tokens, hidden] rows, [tokens, qkv_width], [tokens, mlp_hidden],
+// [tokens, vocab], and the float32 LayerNorm statistics (mean and rstd per token).
+struct ActivationShapes {
+  std::int64_t row_h, row_qkv, row_mlp, row_vocab;  // elements
+  std::int64_t ln_stats_bytes;                      // 2 * tokens * 4
+  std::int64_t lse_bytes;                           // 4 * B * heads * T
+};
+ActivationShapes activation_shapes(const ModelCase& m);
+
+ModelPlan plan_model(const ModelCase& m);
+
+// Overflow guard: every byte count the plan forms fits in int64. `why` names the term.
+bool model_sizes_fit_int64(const ModelCase& m, std::string* why);
+
+// The conventions of model results, for the results' `conventions` block and `plan`.
+const char* model_flops_convention();
+const char* model_memory_convention();
+
+}  // namespace fa2b

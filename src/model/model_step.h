@@ -1,0 +1,70 @@
+// One training step of the decoder-only transformer on the host, float32: token embedding ->
+// pre-LN blocks (LN -> fused QKV -> causal attention -> out proj + residual -> LN -> MLP with
+// GELU (tanh) -> + residual) -> final LN -> LM head (no bias); loss = mean of the logits (the
+// seed article's); AdamW. The attention forward and backward are the chosen attention backend's
+// (Backend::run / run_backward on AttnParams / AttnBwdParams). Every buffer comes from the
+// MemoryTracker, allocated and freed in the order core/model_plan.cpp's schedule describes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "backends/backend.h"
+#include "core/model_case.h"
+#include "model/ops.h"
+#include "model/param_layout.h"
+#include "runtime/memory_tracker.h"
+
+namespace fa2b::model {
+
+struct StepTimes {
+  double forward_s = 0, backward_s = 0, optimizer_s = 0;
+};
+
+class TransformerStep {
+ public:
+  // Allocates the persistent memory (weights, grads, AdamW state, tokens) and prepares the
+  // attention backends (one per layer, or one shared with recompute). Throws UnsupportedCase
+  // for what the CPU step cannot run (dtype other than fp32, a backend that refuses the
+  // attention case) and OutOfMemory from the tracker. Weights: N(0, init_std) linear and
+  // embedding weights (GPT-2's; tests raise init_std so that GELU and softmax work away from
+  // their linear range), zero biases, LayerNorm gamma 1 and beta 0; tokens uniform in
+  // [0, vocab); both from `seed`.
+  TransformerStep(const ModelCase& m, MemoryTracker& tracker, std::uint64_t seed,
+                  float init_std = 0.02f);
+  ~TransformerStep();
+  TransformerStep(const TransformerStep&) = delete;
+  TransformerStep& operator=(const TransformerStep&) = delete;
+
+  // Forward and backward: returns the loss and leaves every gradient in grads().
+  double forward_backward(StepTimes* times = nullptr);
+  // One AdamW update from grads() (no-op with optimizer none).
+  void optimizer_step(const AdamWSettings& s, StepTimes* times = nullptr);
+
+  const ParamLayout& layout() const { return layout_; }
+  float* params() { return params_.as<float>(); }
+  const float* grads() const { return grads_.as<float>(); }
+  const std::int32_t* tokens() const { return tokens_.as<std::int32_t>(); }
+  // Bytes the prepared attention backends hold beyond what the shape algebra predicts for
+  // them: cpu-flash's per-thread tile scratch (sized by the thread count); 0 for cpu-naive.
+  std::int64_t attention_scratch_bytes() const { return attention_scratch_bytes_; }
+
+ private:
+  struct BlockActs;
+  void forward_block(std::int64_t layer, BlockActs& a, const float* x_in, float* x_out);
+  void backward_block(std::int64_t layer, BlockActs& a, const float* x_in, float* dx);
+  AttnParams attention_params(std::int64_t layer, const BlockActs& a) const;
+  Backend& attention(std::int64_t layer) { return *attention_[recompute() ? 0 : layer]; }
+  bool recompute() const { return m_.recompute; }
+
+  ModelCase m_;
+  MemoryTracker& tracker_;
+  ParamLayout layout_;
+  TrackedBuffer params_, grads_, adam_m_, adam_v_, tokens_;
+  std::vector<std::unique_ptr<Backend>> attention_;
+  std::int64_t attention_scratch_bytes_ = 0;
+  std::int64_t adam_steps_ = 0;
+};
+
+}  // namespace fa2b::model

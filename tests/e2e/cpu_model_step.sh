@@ -1,0 +1,59 @@
+# The transformer training step on the CPU target: configs/cpu_model_step.json runs end to end,
+# every case ok with its tracked peak equal to the plan's (cpu-flash: plus its reported tile
+# scratch), step time split forward / backward / optimizer, tokens/s; plan and validate read
+# the config; a model that breaks its own shape rules is exit 2 naming the field.
+source "$(dirname "$0")/lib.sh"
+expect_exit 0 "$BIN" sweep --config "$SRC/configs/cpu_model_step.json" --target cpu --out "$TMP/run"
+python3 - "$TMP/run/results.json" <<'PY' || fail "results.json content"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["kind"] == "fa2bench-model-results", r["kind"]
+cases = r["cases"]
+assert len(cases) == 10, len(cases)
+assert all(c["status"] == "ok" for c in cases), [(c["id"], c["reason"]) for c in cases]
+assert {c["backend"] for c in cases} == {"cpu-naive", "cpu-flash"}
+assert {c["role"] for c in cases} == {"naive", "fa2"}
+for c in cases:
+    m, t = c["memory"], c["timing"]
+    assert m["peak_bytes"] == m["predicted_bytes"] + m["attention_scratch_bytes"], c["id"]
+    if c["backend"] == "cpu-naive":
+        assert m["attention_scratch_bytes"] == 0, c["id"]
+    assert t["steps"] >= 1 and t["forward_ms"] > 0 and t["backward_ms"] > 0, c["id"]
+    assert (t["optimizer_ms"] > 0) == (c["params"]["optimizer"] == "adamw"), c["id"]
+    assert c["metrics"]["tokens_per_s"] > 0, c["id"]
+    assert c["plan"]["flops"] > 0 and c["plan"]["parameters"] > 0, c["id"]
+# Recompute keeps less than storing every block's activations.
+by_id = {c["id"]: c for c in cases}
+for b in ("cpu-naive", "cpu-flash"):
+    off = by_id[f"{b}/L2-h64-nh4-V97-B2-T64/fp32/adamw"]["memory"]["peak_bytes"]
+    on = by_id[f"{b}/L2-h64-nh4-V97-B2-T64/fp32/adamw/recompute"]["memory"]["peak_bytes"]
+    assert on < off, (b, on, off)
+assert "6 * params * tokens" in r["conventions"]["flops"], r["conventions"]["flops"]
+assert "3.5x" in r["conventions"]["flops"]
+assert "float32" in r["conventions"]["optimizer"]
+PY
+expect_exit 0 "$BIN" plan --config "$SRC/configs/cpu_model_step.json" --memory 1GiB
+expect_output "L2-h64-nh4-V97-B2-T33/fp32/adamw"
+expect_output "6 * params * tokens"
+expect_exit 0 "$BIN" validate --config "$SRC/configs/cpu_model_step.json"
+expect_output "10 case(s)"
+# Shape rules of the model, named by JSON pointer.
+expect_exit 2 "$BIN" validate --config "$SRC/configs/cpu_model_step.json" --set 'sweeps.0.grid.heads=3'
+expect_output "/sweeps/0/grid/heads: hidden = 64 is not a multiple of heads = 3"
+expect_exit 2 "$BIN" validate --config "$SRC/configs/cpu_model_step.json" \
+  --set 'sweeps.1.grid.optimizer="sgd"'
+expect_output "/sweeps/1/grid/optimizer: unknown optimizer \"sgd\""
+# The GPU step does not exist yet: said so, nothing runs.
+expect_exit 2 "$BIN" sweep --config "$SRC/configs/cpu_model_step.json" --target cuda --out "$TMP/gpu"
+expect_output "CPU target only"
+# A budget below the plan's peak: the case is recorded oom with the bytes it asked for.
+expect_exit 0 "$BIN" sweep --config "$SRC/configs/cpu_model_step.json" --target cpu \
+  --out "$TMP/oom" --memory-budget 2MiB --backends naive --set 'sweeps.0.grid.T=[64]' \
+  --set 'sweeps.0.grid.recompute=["off"]'
+python3 - "$TMP/oom/results.json" <<'PY' || fail "oom results"
+import json, sys
+cases = json.load(open(sys.argv[1]))["cases"]
+big = [c for c in cases if c["sweep"] == "tiny"][0]
+assert big["status"] == "oom" and big["memory"]["requested_bytes"] > 0, big
+PY
+echo "ok"

@@ -1,0 +1,115 @@
+// The model planner on the tiny model (2 layers, hidden 64, 4 heads, vocab 97, B 2, T 33,
+// fp32), every number worked out by hand in the comments.
+#include <gtest/gtest.h>
+
+#include "core/model_plan.h"
+#include "core/shape_algebra.h"
+
+namespace fa2b {
+namespace {
+
+ModelCase tiny(const std::string& backend) {
+  ModelCase m;
+  m.backend = m.role = backend;
+  m.layers = 2;
+  m.hidden = 64;
+  m.heads = m.H_kv = 4;
+  m.vocab = 97;
+  m.B = 2;
+  m.T = 33;
+  m.dtype = DType::fp32;
+  return m;
+}
+
+TEST(ModelPlan, ParameterCountsOfTheTinyModel) {
+  const ModelParams p = model_params(tiny("cpu-naive"));
+  // LN 2*64 + QKV 64*192 + 192 + out 64*64 + 64 + LN 2*64 + up 64*256 + 256 + down 256*64 + 64
+  EXPECT_EQ(p.per_block, 128 + 12288 + 192 + 4096 + 64 + 128 + 16384 + 256 + 16384 + 64);
+  EXPECT_EQ(p.per_block, 49984);
+  EXPECT_EQ(p.embedding, 97 * 64);
+  EXPECT_EQ(p.lm_head, 64 * 97);  // no bias
+  EXPECT_EQ(p.final_ln, 128);
+  EXPECT_EQ(p.total, 6208 + 2 * 49984 + 128 + 6208);
+}
+
+TEST(ModelPlan, GroupedQueryShrinksTheQkvProjection) {
+  ModelCase m = tiny("cpu-naive");
+  m.H_kv = 1;  // K and V of one head of 16: QKV width 64 + 2*16 = 96
+  EXPECT_EQ(model_params(m).per_block, 49984 - (64 * 96 + 96));
+}
+
+TEST(ModelPlan, BytesAndPeakOfTheTinyModelWithNaiveAttention) {
+  const ModelPlan p = plan_model(tiny("cpu-naive"));
+  EXPECT_EQ(p.weight_bytes, 112512 * 4);
+  EXPECT_EQ(p.grad_bytes, 112512 * 4);
+  EXPECT_EQ(p.optimizer_bytes, 2 * 112512 * 4);  // AdamW m and v in float32
+  EXPECT_EQ(p.token_bytes, 66 * 4);
+  // Attention B2 H4 T33 D16 fp32: saved LSE 1056 + P 2*4*33*33*4 = 34848; backward workspace
+  // D_i 1056; the prepared backend holds S (fp32) + P + D_i = 34848 + 34848 + 1056.
+  EXPECT_EQ(p.attention_saved_bytes, 1056 + 34848);
+  EXPECT_EQ(p.attention_workspace_bytes, 1056);
+  EXPECT_EQ(p.attention_backend_bytes, 70752);
+  EXPECT_EQ(p.attention_instances, 2);
+  EXPECT_EQ(p.persistent_bytes, 2 * 450048 + 900096 + 264 + 2 * 70752);
+  // One block, 66 tokens: LN stats 2*528, LSE 1056, five [66, 64] rows 5*16896, QKV [66, 192]
+  // 50688, MLP pre and act [66, 256] 2*67584.
+  EXPECT_EQ(p.block_saved_bytes, 1056 + 1056 + 84480 + 50688 + 135168);
+  // Embedding output 16896 + two blocks + final LN (stats 528 + output 16896).
+  EXPECT_EQ(p.activation_bytes, 16896 + 2 * 272448 + 17424);
+  // Peak in the last block's backward: x0 + both blocks + dx + d_act + d_ln2.
+  EXPECT_EQ(p.peak_bytes, p.persistent_bytes + 16896 + 2 * 272448 + 16896 + 67584 + 16896);
+  EXPECT_EQ(p.peak_bytes, 2605128);
+  EXPECT_NE(p.peak_phase.find("last block backward"), std::string::npos);
+}
+
+TEST(ModelPlan, RecomputeKeepsOnlyBlockInputsAndOneAttention) {
+  ModelCase m = tiny("cpu-naive");
+  m.recompute = true;
+  const ModelPlan p = plan_model(m);
+  EXPECT_EQ(p.attention_instances, 1);
+  EXPECT_EQ(p.block_saved_bytes, 16896);
+  EXPECT_EQ(p.persistent_bytes, 2 * 450048 + 900096 + 264 + 70752);
+  // Last block's backward: x0, x1, x2 (checkpoints), block 1 recomputed less its x_next, dx,
+  // d_act, d_ln2.
+  EXPECT_EQ(p.peak_bytes,
+            p.persistent_bytes + 3 * 16896 + (272448 - 16896) + 16896 + 67584 + 16896);
+  EXPECT_EQ(p.peak_bytes, 2278824);
+  EXPECT_LT(p.peak_bytes, plan_model(tiny("cpu-naive")).peak_bytes);
+}
+
+TEST(ModelPlan, FlashAttentionHoldsOnlyItsRowSums) {
+  const ModelPlan p = plan_model(tiny("cpu-flash"));
+  EXPECT_EQ(p.attention_saved_bytes, 1056);  // the LSE only
+  EXPECT_EQ(p.attention_backend_bytes, 1056);
+  EXPECT_EQ(plan_model(tiny("cpu-naive")).peak_bytes - p.peak_bytes, 2 * (70752 - 1056));
+}
+
+TEST(ModelPlan, OptimizerNoneDropsTheState) {
+  ModelCase m = tiny("cpu-flash");
+  m.optimizer = Optimizer::none;
+  EXPECT_EQ(plan_model(m).optimizer_bytes, 0);
+  EXPECT_EQ(plan_model(tiny("cpu-flash")).peak_bytes - plan_model(m).peak_bytes, 900096);
+}
+
+TEST(ModelPlan, Bf16HalvesWeightsAndActivationsButNotAdamState) {
+  ModelCase m = tiny("fa2");
+  m.dtype = DType::bf16;
+  const ModelPlan p = plan_model(m);
+  EXPECT_EQ(p.weight_bytes, 112512 * 2);
+  EXPECT_EQ(p.optimizer_bytes, 112512 * 8);
+  // Activations: rows in bf16, LN stats and LSE stay float32.
+  EXPECT_EQ(p.block_saved_bytes, 1056 + 1056 + (84480 + 50688 + 135168) / 2);
+  // fa2's backend state: fp32 dQ accumulator and row sums, 4*B*H*T*(D+1).
+  EXPECT_EQ(p.attention_backend_bytes, 4 * 2 * 4 * 33 * 17);
+}
+
+TEST(ModelPlan, Flops) {
+  const ModelPlan p = plan_model(tiny("cpu-flash"));
+  EXPECT_DOUBLE_EQ(p.dense_flops, 6.0 * 112512 * 66);
+  // Causal forward 4*2*4*33*33*16/2 = 278784, times 3.5, two layers.
+  EXPECT_DOUBLE_EQ(p.attention_flops, 278784.0 * 3.5 * 2);
+  EXPECT_DOUBLE_EQ(p.flops, 44554752.0 + 1951488.0);
+}
+
+}  // namespace
+}  // namespace fa2b
