@@ -112,11 +112,22 @@ def main():
     del fa2_at(rs, 16)["accuracy"]["nonfinite"]
     write("verdict_no_nonfinite.json", rs)
 
-    # A loosened threshold edited into the echo; the recorded sha256 is the sweep's.
+    # A loosened threshold edited into the echo; the recorded sha256 is the sweep's. fa2's
+    # peak at T=48 breaks the recorded threshold (1 GB) and passes the edited one (1 TB), so
+    # judging by the echo would pass a failing run.
     rs = result_set()
     rs["config"]["echo"] = copy.deepcopy(CONFIG)
     rs["config"]["echo"]["checks"][0]["value"] = 1000000000000
+    fa2_at(rs, 48)["memory"]["peak_bytes"] = 2000000000
     write("verdict_echo_edited.json", rs)
+
+    # A case the config never produces (T=64), appended to a complete set.
+    rs = result_set()
+    extra = copy.deepcopy(fa2_at(rs, 48))
+    extra["id"] = extra["id"].replace("-T48-", "-T64-")
+    extra["params"]["T_q"] = extra["params"]["T_k"] = 64
+    rs["cases"].append(extra)
+    write("verdict_extra_case.json", rs)
 
     # Every case crashed and the config has no check left (as after --backends overrides).
     no_checks = copy.deepcopy(CONFIG)
