@@ -96,6 +96,17 @@ def main():
         c["reason"] = "crafted " + status
         write(f"verdict_case_{status}.json", rs)
 
+    # The same, in a case no check selects (only fa2's peak is checked): no verdict of a
+    # check can fail on it, so only the gates' rule does.
+    fa2_peak_only = copy.deepcopy(CONFIG)
+    fa2_peak_only["checks"] = fa2_peak_only["checks"][:1]
+    for status in ("error", "timeout"):
+        rs = result_set(fa2_peak_only)
+        c = next(c for c in rs["cases"] if c["backend"] == "naive" and c["params"]["T_q"] == 32)
+        c["status"] = status
+        c["reason"] = "crafted " + status
+        write(f"verdict_unselected_case_{status}.json", rs)
+
     for name, median in (("inf", "inf"), ("null", None), ("zero", 0), ("negative", -1.0)):
         rs = result_set()
         fa2_at(rs, 48)["time_ms"]["median"] = median

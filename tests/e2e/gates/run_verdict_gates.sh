@@ -22,6 +22,8 @@ CASES=(
   "check|1|verdict_missing_case.json|results incomplete: 5 of 6 cases; missing"
   "check|1|verdict_case_error.json|is error: crafted error"
   "check|1|verdict_case_timeout.json|is timeout: crafted timeout"
+  "check|1|verdict_unselected_case_error.json|results_usable"
+  "check|1|verdict_unselected_case_timeout.json|case naive/B1-H2-T32-D32/fp16/causal is timeout: crafted timeout"
   "check|1|verdict_median_inf.json|time_ms.median is inf"
   "check|1|verdict_median_null.json|time_ms.median is missing"
   "check|1|verdict_median_missing.json|time_ms.median is missing"
@@ -36,6 +38,7 @@ CASES=(
   "merge|1|verdict_interrupted.json|results incomplete: 3 of 6 cases (interrupted)"
   "merge|1|verdict_shard_0_of_3.json|shards 1/3, 2/3 missing"
   "merge|1|verdict_case_error.json|is error: crafted error"
+  "merge|1|verdict_unselected_case_error.json|case naive/B1-H2-T32-D32/fp16/causal is error: crafted error"
   "merge|1|verdict_median_inf.json|time_ms.median is inf"
   "merge|1|verdict_all_crashed_no_checks.json|results_usable"
   "merge|1|verdict_extra_case.json|is not in the config's expansion"
@@ -92,6 +95,9 @@ expect_exit 0 "$BIN" compare "$BASE" "$G/verdict_new_backend_missing.json" \
   --fail-on-regression --allow-missing
 expect_exit 1 "$BIN" compare "$BASE" "$G/verdict_median_inf.json" --fail-on-regression \
   --allow-missing
+expect_exit 1 "$BIN" compare "$BASE" "$G/verdict_interrupted.json" --fail-on-regression \
+  --allow-missing
+expect_output "results incomplete: 3 of 6 cases (interrupted)"
 # check --config judges by the given config, not the edited echo.
 python3 - "$G/verdict_echo_edited.json" "$TMP/verdict.json" <<'PY' || fail "config from echo"
 import json, sys
