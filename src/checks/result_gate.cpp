@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <stdexcept>
+#include <optional>
 #include <set>
+#include <stdexcept>
 
 #include "checks/check_common.h"
+#include "io/json_input.h"
 #include "runner/case_filter.h"
 #include "runner/shard.h"
 #include "runner/sweep_runner.h"
@@ -36,34 +38,54 @@ std::vector<Case> expected_cases(const ResultSet& rs, const Config& config) {
   return cases;
 }
 
+// The cases the set should hold, or why that cannot be told ("" and `cases` when it can).
+struct Expected {
+  std::vector<Case> cases;
+  std::string unknown;  // e.g. the recorded filter does not compile
+};
+
+Expected expectation(const ResultSet& rs, const Config& config) {
+  try {
+    return {expected_cases(rs, config), {}};
+  } catch (const std::invalid_argument& e) {
+    return {{},
+            fmt::format("results incomplete: cannot tell which cases the recorded filter \"{}\" "
+                        "kept ({})",
+                        rs.filter, e.what())};
+  }
+}
+
 // "results incomplete: ..." when cases are missing or the run was interrupted; "" otherwise.
-std::string incompleteness(const ResultSet& rs, const Config* config, const GateOptions& options) {
-  if (!config) {
+// `expected` is null without a config.
+std::string incompleteness(const ResultSet& rs, const Expected* expected,
+                           const GateOptions& options) {
+  if (!expected) {
     return rs.interrupted ? fmt::format("results incomplete: interrupted after {}",
                                         checks::plural(rs.cases.size(), "case"))
                           : std::string();
   }
-  std::vector<Case> expected;
-  try {
-    expected = expected_cases(rs, *config);
-  } catch (const std::invalid_argument& e) {
-    return fmt::format(
-        "results incomplete: cannot tell which cases the recorded filter \"{}\" "
-        "kept ({})",
-        rs.filter, e.what());
-  }
+  if (!expected->unknown.empty()) return expected->unknown;
   std::set<std::string> present;
   for (const CaseResult& r : rs.cases) present.insert(case_key(r.c));
   std::vector<std::string> missing;
-  for (const Case& c : expected)
+  for (const Case& c : expected->cases)
     if (present.count(case_key(c)) == 0) missing.push_back(c.id());
-  const std::size_t have = expected.size() - missing.size();
+  const std::size_t have = expected->cases.size() - missing.size();
   if (rs.interrupted) {
-    return fmt::format("results incomplete: {} of {} cases (interrupted)", have, expected.size());
+    return fmt::format("results incomplete: {} of {} cases (interrupted)", have,
+                       expected->cases.size());
   }
   if (missing.empty() || options.allow_missing_cases) return {};
-  return fmt::format("results incomplete: {} of {} cases; missing {}{}", have, expected.size(),
-                     missing.front(), checks::and_more(missing.size() - 1));
+  return fmt::format("results incomplete: {} of {} cases; missing {}{}", have,
+                     expected->cases.size(), missing.front(), checks::and_more(missing.size() - 1));
+}
+
+// What narrowed the expansion, for the message about a case outside it.
+std::string narrowing(const ResultSet& rs) {
+  std::string out = fmt::format("for target {}", rs.target);
+  if (!rs.filter.empty()) out += fmt::format(", --filter {}", clip_echo(rs.filter, 60));
+  if (rs.shard_count > 0) out += fmt::format(", shard {}/{}", rs.shard_index, rs.shard_count);
+  return out;
 }
 
 std::string median_problem(double median) {
@@ -94,9 +116,19 @@ std::vector<std::string> missing_required_metrics(const CaseResult& r) {
 std::vector<GateProblem> audit_result_set(const ResultSet& rs, const Config* config,
                                           const GateOptions& options) {
   std::vector<GateProblem> problems;
-  const std::string incomplete = incompleteness(rs, config, options);
+  std::optional<Expected> expected;
+  if (config) expected = expectation(rs, *config);
+  const std::string incomplete = incompleteness(rs, expected ? &*expected : nullptr, options);
   if (!incomplete.empty()) problems.push_back({GateProblemKind::incomplete, nullptr, incomplete});
+  std::set<std::string> expected_keys;
+  if (expected && expected->unknown.empty())
+    for (const Case& c : expected->cases) expected_keys.insert(case_key(c));
   for (const CaseResult& r : rs.cases) {
+    if (expected && expected->unknown.empty() && expected_keys.count(case_key(r.c)) == 0) {
+      problems.push_back({GateProblemKind::unexpected, &r,
+                          fmt::format("case {} (sweep \"{}\") is not in the config's expansion {}",
+                                      r.c.id(), r.c.sweep, narrowing(rs))});
+    }
     if ((r.status == Status::error || r.status == Status::timeout) && !options.allow_case_errors) {
       std::string reason = fmt::format("case {} is {}", r.c.id(), to_string(r.status));
       if (!r.reason.empty()) reason += ": " + r.reason;
@@ -108,6 +140,30 @@ std::vector<GateProblem> audit_result_set(const ResultSet& rs, const Config* con
     }
   }
   return problems;
+}
+
+void explain_filtered_selections(const ResultSet& rs, const Config& config,
+                                 std::vector<Verdict>& verdicts) {
+  if (rs.filter.empty()) return;
+  std::string error;
+  const std::optional<CaseRegex> filter = CaseRegex::compile(rs.filter, &error);
+  if (!filter) return;  // audit_result_set names a recorded filter that does not compile
+  const std::vector<Case> cases = cases_for_target(config.cases, rs.target);
+  for (std::size_t i = 0; i < config.checks.size() && i < verdicts.size(); ++i) {
+    Verdict& v = verdicts[i];
+    if (v.verdict != VerdictKind::error) continue;
+    std::size_t selected = 0, removed = 0;
+    for (const Case& c : cases) {
+      if (!config.checks[i].select.matches(c)) continue;
+      ++selected;
+      if (!filter_keeps(*filter, c)) ++removed;
+    }
+    if (removed == 0) continue;
+    v.detail +=
+        fmt::format("; --filter {} removed {}the {} this check selects", clip_echo(rs.filter, 60),
+                    removed == selected ? std::string() : fmt::format("{} of ", removed),
+                    checks::plural(selected, "case"));
+  }
 }
 
 void apply_gate(const std::vector<GateProblem>& problems, const std::vector<CheckSpec>& specs,

@@ -1,8 +1,9 @@
 // The one rule every gate (check, sweep, merge, compare) applies before a result set may pass:
-// a set that is incomplete (interrupted, or cases of its config's expansion missing), has
-// cases in `error`/`timeout`, or has an `ok` case without a usable required metric (a finite
-// median time > 0, a memory block, a nonfinite count) can never give exit 0. This file finds
-// those problems; each gate turns them into its own verdicts.
+// a set that is incomplete (interrupted, or cases of its config's expansion missing), holds
+// cases its config does not produce, has cases in `error`/`timeout`, or has an `ok` case
+// without a usable required metric (a finite median time > 0, a memory block, a nonfinite
+// count) can never give exit 0. This file finds those problems; each gate turns them into
+// its own verdicts.
 #pragma once
 
 #include <string>
@@ -15,6 +16,7 @@ namespace fa2b {
 
 enum class GateProblemKind {
   incomplete,   // interrupted, or cases of the config's expansion are missing
+  unexpected,   // a case the config's expansion (target, --filter, --shard) does not hold
   case_failed,  // a case ended in error or timeout
   bad_metric,   // an ok case without a required metric
 };
@@ -34,7 +36,9 @@ struct GateOptions {
 // config the set was run from (its echo, or `check --config`); without one only
 // `interrupted` can tell an incomplete set. The expected cases are the config's expansion for
 // the set's target, narrowed by the set's recorded --filter and --shard, as `sweep` did.
-// An interrupted set is incomplete even with allow_missing_cases.
+// An interrupted set is incomplete even with allow_missing_cases. A case outside the expected
+// ones (e.g. appended to the file by hand) is a problem whatever the options: the checks
+// would otherwise judge cases the config never asked for.
 std::vector<GateProblem> audit_result_set(const ResultSet& rs, const Config* config,
                                           const GateOptions& options);
 
@@ -49,5 +53,12 @@ std::vector<std::string> missing_required_metrics(const CaseResult& r);
 // `verdicts` holds one verdict per spec, in spec order (as evaluate_checks returns them).
 void apply_gate(const std::vector<GateProblem>& problems, const std::vector<CheckSpec>& specs,
                 std::vector<Verdict>& verdicts);
+
+// Checks whose selection matches no case of `rs` although the config's expansion for its
+// target holds some, all removed by the recorded --filter: their verdict (an error, "no case
+// matches the selection ...") says the filter removed them, so a filtered run's failure reads
+// as what it is. `verdicts` as for apply_gate, before it.
+void explain_filtered_selections(const ResultSet& rs, const Config& config,
+                                 std::vector<Verdict>& verdicts);
 
 }  // namespace fa2b

@@ -58,6 +58,7 @@ int run_check(const CheckArgs& a) {
   }
   if (!config) return kExitUsage;
   rs.checks = evaluate_checks(config->checks, rs.cases);
+  explain_filtered_selections(rs, *config, rs.checks);
   const std::vector<GateProblem> problems =
       audit_result_set(rs, &*config, GateOptions{config->allow_case_errors, false});
   apply_gate(problems, config->checks, rs.checks);

@@ -185,6 +185,9 @@ void count_verdict(const CaseComparison& cc, VerdictCounts& counts) {
       break;
     case ChangeKind::status:
       ++(cc.base.status == cc.next.status ? counts.not_ok_both : counts.status);
+      if (cc.base.status == cc.next.status &&
+          (cc.next.status == Status::error || cc.next.status == Status::timeout))
+        ++counts.failing_both;
       break;
   }
   if (cc.regression) ++counts.regressions;

@@ -85,7 +85,10 @@ struct VerdictCounts {
   int same = 0, faster = 0, slower = 0, ambiguous = 0, regressions = 0;
   int status = 0;       // the status differs between the runs (ok→oom, error→ok, ...)
   int not_ok_both = 0;  // the same status other than ok in both (oom→oom): nothing timed
-  int unusable = 0;     // ok in both, but NEW's median is missing, non-finite or <= 0
+  // Of not_ok_both, those in error or timeout (error→error): not a change, but NEW still
+  // crashes, which fails the gates' rule; shown apart so the counts do not hide it.
+  int failing_both = 0;
+  int unusable = 0;  // ok in both, but NEW's median is missing, non-finite or <= 0
 };
 
 // The run a side of the comparison came from.

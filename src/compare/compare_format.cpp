@@ -91,11 +91,15 @@ std::string describe_config(const RunInfo& run) {
 }
 
 std::string counts_line(const Comparison& c) {
+  const std::string failing =
+      c.counts.failing_both == 0
+          ? std::string()
+          : fmt::format(" ({} of them error/timeout in both)", c.counts.failing_both);
   return fmt::format(
-      "{} same, {} faster, {} slower, {} ambiguous, {} status changes, {} not ok in both; "
+      "{} same, {} faster, {} slower, {} ambiguous, {} status changes, {} not ok in both{}; "
       "{} regressions; {} only in BASE, {} only in NEW",
       c.counts.same, c.counts.faster, c.counts.slower, c.counts.ambiguous, c.counts.status,
-      c.counts.not_ok_both, c.counts.regressions, c.only_base.size(), c.only_new.size());
+      c.counts.not_ok_both, failing, c.counts.regressions, c.only_base.size(), c.only_new.size());
 }
 
 // Columns on a terminal: UTF-8 continuation bytes take no column.
@@ -145,8 +149,9 @@ ordered_json side_json(const CaseResult& r) {
 ordered_json run_json(const RunInfo& run) {
   ordered_json j;
   j["file"] = run.file;
-  j["device"] = ordered_json::parse(run.device.is_null() ? "null" : run.device.dump());
-  j["tool"] = ordered_json::parse(run.tool.is_null() ? "null" : run.tool.dump());
+  // Converted, not parsed again: both blocks came through parse_json_input with their file.
+  j["device"] = ordered_json(run.device);
+  j["tool"] = ordered_json(run.tool);
   j["target"] = run.target;
   j["config"] = {{"path", run.config_path}, {"sha256", run.config_sha256}};
   j["peak_tflops"] = num_json(run.peak_tflops);
@@ -523,6 +528,7 @@ nlohmann::ordered_json compare_json(const Comparison& c) {
                  {"ambiguous", c.counts.ambiguous},
                  {"status", c.counts.status},
                  {"not_ok_both", c.counts.not_ok_both},
+                 {"failing_both", c.counts.failing_both},
                  {"regressions", c.counts.regressions},
                  {"unusable", c.counts.unusable},
                  {"only_base", c.only_base.size()},

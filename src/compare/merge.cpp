@@ -185,6 +185,7 @@ MergeOutcome merge_results(const std::vector<MergeInput>& inputs, const MergeOpt
   std::stable_sort(m.cases.begin(), m.cases.end(),
                    [&](const CaseResult& a, const CaseResult& b) { return rank(a) < rank(b); });
   m.checks = evaluate_checks(config.checks, m.cases);
+  explain_filtered_selections(m, config, m.checks);
   out.checks_evaluated = true;
   judge_by_gate(m, &config, GateOptions{config.allow_case_errors, options.allow_partial},
                 out.gate_problems);
@@ -197,7 +198,8 @@ std::string merged_results_json_text(const MergeOutcome& m) {
   nlohmann::ordered_json j;
   for (const auto& [key, value] : base.items()) {
     j[key] = value;
-    if (key == "device") j["devices"] = nlohmann::ordered_json::parse(m.devices.dump());
+    // Converted, not parsed again: the device blocks came through parse_json_input.
+    if (key == "device") j["devices"] = nlohmann::ordered_json(m.devices);
   }
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }

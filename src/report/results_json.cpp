@@ -1,6 +1,5 @@
 // JSON results writer (schema "fa2bench/results/1"; see docs/results_schema.md).
 #include <nlohmann/json.hpp>
-#include <type_traits>
 
 #include "report/json_detail.h"
 #include "report/report.h"
@@ -14,14 +13,12 @@ using report_detail::number_json;
 namespace {
 
 // A free-form block (tool, host, device, config echo) in the output's json type; null -> {}.
+// Converted, not dumped and parsed again: the block was read through parse_json_input
+// (nesting limited) or built here, and the writer's dump replaces any invalid UTF-8.
 template <class J>
 J block(const json& j) {
   if (j.is_null()) return J::object();
-  if constexpr (std::is_same_v<J, json>) {
-    return j;
-  } else {
-    return J::parse(j.dump(-1, ' ', false, json::error_handler_t::replace));
-  }
+  return J(j);
 }
 
 // The case's shape, in the order results files list it.

@@ -18,9 +18,12 @@ cleanup() {  # the hung sweep and its case process, by pid
 }
 trap cleanup EXIT
 
-# A passing sweep leaves its reports.
-expect_exit 0 "$BIN" sweep --config "$CFG" --target cpu --quiet --filter "$ONE" --out "$D"
+# A passing sweep leaves its reports (and the --junit/--summary-md files outside --out).
+REPORTS=(--junit "$TMP/checks.xml" --summary-md "$TMP/checks.md")
+expect_exit 0 "$BIN" sweep --config "$CFG" --target cpu --quiet --filter "$ONE" --out "$D" \
+  "${REPORTS[@]}"
 [ -s "$D/results.json" ] || fail "no results.json"
+[ -s "$TMP/checks.xml" ] && [ -s "$TMP/checks.md" ] || fail "no --junit/--summary-md file"
 
 # A new sweep into it is refused: the old reports would sit beside the new sweep.json.
 expect_exit 2 "$BIN" sweep --config "$CFG" --target cpu --quiet --filter 'T48-' --out "$D"
@@ -30,7 +33,7 @@ grep -q "$ONE" "$D/sweep.json" || fail "the refused sweep touched sweep.json"
 
 # --overwrite moves them aside first; this sweep hangs (faulty-hang, isolated) and holds --out.
 "$FAULTY" sweep --config "$CFG" --target cpu --isolate --quiet --filter "$ONE" \
-  --backends faulty-hang --out "$D" --overwrite > "$TMP/holder.log" 2>&1 &
+  --backends faulty-hang --out "$D" --overwrite "${REPORTS[@]}" > "$TMP/holder.log" 2>&1 &
 HOLDER=$!
 for _ in $(seq 1 300); do
   ls -d "$D"/.isolated-"$HOLDER" >/dev/null 2>&1 && break
@@ -39,8 +42,8 @@ done
 [ -d "$D/.isolated-$HOLDER" ] || { cat "$TMP/holder.log" >&2; fail "no .isolated-$HOLDER in --out"; }
 ls "$D"/previous-*/results.json >/dev/null 2>&1 || fail "--overwrite did not keep the old results"
 # While it runs, --out holds no report at all: none of the earlier sweep's, none of its own.
-for f in results.json results.csv summary.md; do
-  [ ! -e "$D/$f" ] || fail "$f sits beside the running sweep's sweep.json"
+for f in "$D/results.json" "$D/results.csv" "$D/summary.md" "$TMP/checks.xml" "$TMP/checks.md"; do
+  [ ! -e "$f" ] || fail "$f sits beside the running sweep's sweep.json"
 done
 grep -q faulty-hang "$D/sweep.json" || fail "sweep.json is not the running sweep's"
 # check on the folder finds nothing to pass.

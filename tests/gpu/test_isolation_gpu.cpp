@@ -7,10 +7,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "gpu_available.h"
+#include "io/json_input.h"
 
 namespace fa2b {
 namespace {
@@ -27,7 +29,9 @@ TEST(GpuIsolation, IllegalAddressCostsOneCaseOnly) {
   ASSERT_NE(rc, -1);
   std::ifstream in(dir / "results.json");
   ASSERT_TRUE(in) << "no results.json (exit status " << rc << ")";
-  const auto j = nlohmann::json::parse(in);
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  // Through the parser (and limits) every results file fa2bench reads goes through.
+  const auto j = parse_json_input(text, (dir / "results.json").string());
   ASSERT_EQ(j["cases"].size(), 2u);
   const auto& bad = j["cases"][0];
   const auto& good = j["cases"][1];

@@ -106,8 +106,15 @@ TEST(ResultGate, RecordedFilterAndShardNarrowTheExpectedCases) {
   EXPECT_TRUE(audit(rs).empty());
   rs.cases = {kept[0]};
   const auto problems = audit(rs);
-  ASSERT_EQ(problems.size(), 1u);
+  // Shard 1/2's case is missing, and the one present is shard 0's: outside this shard.
+  ASSERT_EQ(problems.size(), 2u);
   EXPECT_TRUE(contains(problems[0].reason, "0 of 1 cases")) << problems[0].reason;
+  EXPECT_EQ(problems[1].kind, GateProblemKind::unexpected);
+  EXPECT_TRUE(contains(problems[1].reason, kept[0].c.id() +
+                                               " (sweep \"s\") is not in the "
+                                               "config's expansion for target cuda, --filter "
+                                               "-T32-, shard 1/2"))
+      << problems[1].reason;
 }
 
 TEST(ResultGate, ErrorAndTimeoutCasesFailUnlessAllowed) {
@@ -217,6 +224,62 @@ TEST(ResultGate, IncompleteSetErrorsEveryCheck) {
     EXPECT_EQ(x.verdict, VerdictKind::error);
     EXPECT_TRUE(contains(x.detail, "results incomplete: 4 of 6 cases (interrupted)")) << x.detail;
   }
+}
+
+TEST(ResultGate, CaseOutsideTheExpansionIsAProblemWhateverTheOptions) {
+  ResultSet rs = full_set();
+  CaseResult extra = find(rs, "fa2", 48);
+  extra.c.T_q = extra.c.T_k = 64;  // the config's grid stops at 48
+  rs.cases.push_back(extra);
+  const auto problems = audit(rs, GateOptions{true, true});
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].kind, GateProblemKind::unexpected);
+  EXPECT_EQ(problems[0].result, &rs.cases.back());
+  EXPECT_TRUE(contains(problems[0].reason, extra.c.id() + " (sweep \"s\") is not in the config's "
+                                                          "expansion for target cuda"))
+      << problems[0].reason;
+  // The check that selects it (fa2's) gets verdict error; the naive one still passes.
+  const Config cfg = config();
+  std::vector<Verdict> v = evaluate_checks(cfg.checks, rs.cases);
+  EXPECT_EQ(v[0].verdict, VerdictKind::pass) << v[0].detail;  // what the rule overrides
+  apply_gate(problems, cfg.checks, v);
+  EXPECT_EQ(v[0].verdict, VerdictKind::error);
+  EXPECT_EQ(v[1].verdict, VerdictKind::pass) << v[1].detail;
+
+  // Outside the recorded filter is outside too: the T=32 and T=48 cases of a "-T16-" run.
+  rs.cases.pop_back();
+  rs.filter = "-T16-";
+  const auto filtered = audit(rs);
+  ASSERT_EQ(filtered.size(), 4u);
+  for (const GateProblem& p : filtered) {
+    EXPECT_EQ(p.kind, GateProblemKind::unexpected);
+    EXPECT_TRUE(contains(p.reason, "for target cuda, --filter -T16-")) << p.reason;
+  }
+}
+
+TEST(ResultGate, ErroredSelectionSaysTheRecordedFilterRemovedItsCases) {
+  ResultSet rs = full_set();
+  std::vector<CaseResult> kept;
+  for (const CaseResult& r : rs.cases)
+    if (r.c.backend == "fa2") kept.push_back(r);
+  rs.cases = kept;
+  rs.filter = "fa2/";
+  EXPECT_TRUE(audit(rs).empty());  // the filtered set is complete
+  const Config cfg = config();
+  std::vector<Verdict> v = evaluate_checks(cfg.checks, rs.cases);
+  ASSERT_EQ(v[1].verdict, VerdictKind::error);  // naive_ok: no naive case left
+  const std::string before = v[1].detail;
+  explain_filtered_selections(rs, cfg, v);
+  EXPECT_EQ(v[1].verdict, VerdictKind::error);
+  EXPECT_EQ(v[1].detail, before + "; --filter fa2/ removed the 3 cases this check selects");
+  EXPECT_EQ(v[0].verdict, VerdictKind::pass);  // a passing check is left alone
+  EXPECT_FALSE(contains(v[0].detail, "--filter")) << v[0].detail;
+
+  // Without a recorded filter nothing is added.
+  rs.filter.clear();
+  std::vector<Verdict> plain = evaluate_checks(cfg.checks, rs.cases);
+  explain_filtered_selections(rs, cfg, plain);
+  EXPECT_EQ(plain[1].detail, before);
 }
 
 TEST(ResultGate, ConfigAllowCaseErrorsIsABoolean) {
@@ -350,6 +413,22 @@ TEST(CompareGate, NewInterruptedOrWithCrashedCasesFails) {
   EXPECT_EQ(c.counts.regressions, 0);
   ASSERT_EQ(c.failures.size(), 1u);
   EXPECT_TRUE(contains(c.failures[0], "is error")) << c.failures[0];
+}
+
+TEST(CompareGate, ErrorInBothRunsIsCountedApartFromOtherNotOkInBoth) {
+  ResultSet base = full_set(), next = full_set();
+  for (ResultSet* rs : {&base, &next}) {
+    find(*rs, "fa2", 16).status = Status::error;  // still crashing: fails the gate
+    find(*rs, "naive", 48).status = Status::oom;  // too large in both: harmless
+  }
+  const Comparison c = compare(base, next);
+  EXPECT_EQ(c.counts.not_ok_both, 2);
+  EXPECT_EQ(c.counts.failing_both, 1);
+  EXPECT_EQ(c.counts.regressions, 0);
+  EXPECT_TRUE(c.has_regression());  // by the NEW case in error, named in failures
+  EXPECT_TRUE(contains(compare_table_text(c),
+                       "2 not ok in both (1 of them error/timeout in both); 0 regressions"));
+  EXPECT_EQ(compare_json(c)["counts"]["failing_both"], 1);
 }
 
 }  // namespace

@@ -96,6 +96,17 @@ def main():
         c["reason"] = "crafted " + status
         write(f"verdict_case_{status}.json", rs)
 
+    # The same, in a case no check selects (only fa2's peak is checked): no verdict of a
+    # check can fail on it, so only the gates' rule does.
+    fa2_peak_only = copy.deepcopy(CONFIG)
+    fa2_peak_only["checks"] = fa2_peak_only["checks"][:1]
+    for status in ("error", "timeout"):
+        rs = result_set(fa2_peak_only)
+        c = next(c for c in rs["cases"] if c["backend"] == "naive" and c["params"]["T_q"] == 32)
+        c["status"] = status
+        c["reason"] = "crafted " + status
+        write(f"verdict_unselected_case_{status}.json", rs)
+
     for name, median in (("inf", "inf"), ("null", None), ("zero", 0), ("negative", -1.0)):
         rs = result_set()
         fa2_at(rs, 48)["time_ms"]["median"] = median
@@ -112,11 +123,22 @@ def main():
     del fa2_at(rs, 16)["accuracy"]["nonfinite"]
     write("verdict_no_nonfinite.json", rs)
 
-    # A loosened threshold edited into the echo; the recorded sha256 is the sweep's.
+    # A loosened threshold edited into the echo; the recorded sha256 is the sweep's. fa2's
+    # peak at T=48 breaks the recorded threshold (1 GB) and passes the edited one (1 TB), so
+    # judging by the echo would pass a failing run.
     rs = result_set()
     rs["config"]["echo"] = copy.deepcopy(CONFIG)
     rs["config"]["echo"]["checks"][0]["value"] = 1000000000000
+    fa2_at(rs, 48)["memory"]["peak_bytes"] = 2000000000
     write("verdict_echo_edited.json", rs)
+
+    # A case the config never produces (T=64), appended to a complete set.
+    rs = result_set()
+    extra = copy.deepcopy(fa2_at(rs, 48))
+    extra["id"] = extra["id"].replace("-T48-", "-T64-")
+    extra["params"]["T_q"] = extra["params"]["T_k"] = 64
+    rs["cases"].append(extra)
+    write("verdict_extra_case.json", rs)
 
     # Every case crashed and the config has no check left (as after --backends overrides).
     no_checks = copy.deepcopy(CONFIG)
