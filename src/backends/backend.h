@@ -12,16 +12,9 @@
 #include "common/attn_params.h"
 #include "core/case.h"
 #include "runtime/memory_tracker.h"
+#include "runtime/target_info.h"
 
 namespace fa2b {
-
-// What the runner knows about the place a case runs on.
-struct TargetInfo {
-  bool cuda = false;
-  int cc_major = 0, cc_minor = 0;  // CUDA devices only
-  std::int64_t memory_bytes = 0;
-  int cpu_threads = 1;
-};
 
 struct Support {
   bool ok = true;

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "backends/cuda/cuda_backends.h"
-#include "backends/cuda/cudnn/cudnn_api.h"
+#include "runtime/cuda/cudnn_api.h"
 #include "backends/cuda/cudnn/sdpa_graph.h"
 
 namespace fa2b {
