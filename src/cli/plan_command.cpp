@@ -5,8 +5,9 @@
 #include "cli/load_config_or_report.h"
 #include "cli/tables.h"
 #include "core/shape_algebra.h"
+#include "io/atomic_file.h"
 #include "io/json_input.h"
-#include "report/report.h"
+#include "io/results_json.h"
 #include "runtime/device_info.h"
 
 namespace fa2b {

@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "build_info.h"
-#include "report/report.h"
+#include "io/jsonl_writer.h"
 #include "runtime/device_info.h"
 
 namespace fa2b {

@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "backends/backend.h"
-#include "report/report.h"
+#include "io/results_json.h"
 #include "runner/resume.h"
 #include "runner/shard.h"
 #include "runner/sweep_runner.h"

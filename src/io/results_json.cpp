@@ -1,15 +1,17 @@
 // JSON results writer (schema "fa2bench/results/1"; see docs/results_schema.md).
+#include "io/results_json.h"
+
 #include <nlohmann/json.hpp>
 #include <type_traits>
 
-#include "report/json_detail.h"
-#include "report/report.h"
+#include "io/atomic_file.h"
+#include "io/json_detail.h"
 
 namespace fa2b {
 
+using json_detail::number_json;
 using nlohmann::json;
 using nlohmann::ordered_json;
-using report_detail::number_json;
 
 namespace {
 
@@ -200,7 +202,7 @@ J set_json(const ResultSet& rs) {
 
 }  // namespace
 
-namespace report_detail {
+namespace json_detail {
 ordered_json ordered_json_of(const CaseResult& r) {
   return case_json<ordered_json>(r);
 }
@@ -210,7 +212,7 @@ ordered_json ordered_json_of(const Verdict& v) {
 ordered_json ordered_json_of(const ResultSet& rs) {
   return set_json<ordered_json>(rs);
 }
-}  // namespace report_detail
+}  // namespace json_detail
 
 json params_json(const Case& c) {
   return params_block<json>(c);
@@ -228,8 +230,8 @@ json to_json(const ResultSet& rs) {
 
 std::string results_json_text(const ResultSet& rs) {
   // Invalid UTF-8 in a reason string (e.g. from a driver message) is replaced, not fatal.
-  return report_detail::ordered_json_of(rs).dump(2, ' ', false,
-                                                 ordered_json::error_handler_t::replace) +
+  return json_detail::ordered_json_of(rs).dump(2, ' ', false,
+                                               ordered_json::error_handler_t::replace) +
          "\n";
 }
 
