@@ -13,6 +13,7 @@
 #include "cli/sweep_resume.h"
 #include "cli/sweep_setup.h"
 #include "cli/tables.h"
+#include "core/backend_catalog.h"
 #include "core/case_regex.h"
 #include "io/atomic_file.h"
 #include "io/json_input.h"
@@ -317,8 +318,9 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--config,-c", args->config, "Sweep config (JSON); default: built-in quickstart")
       ->check(CLI::ExistingFile);
   cmd->add_option("--out,-o", args->out, "Directory for the reports (default: out)");
-  cmd->add_option("--backends", args->backends,
-                  "Replace every sweep's backends (naive, fa2, cpu-naive, cpu-flash)")
+  cmd->add_option(
+         "--backends", args->backends,
+         fmt::format("Replace every sweep's backends ({})", fmt::join(known_backend_names(), ", ")))
       ->delimiter(',');
   cmd->add_option(
       "--set", args->set,

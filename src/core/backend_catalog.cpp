@@ -8,7 +8,11 @@
 namespace fa2b {
 namespace {
 
-const std::vector<Mode> kAllModes = {Mode::fwd, Mode::bwd, Mode::fwd_bwd};
+// A function, not a namespace-scope constant: test binaries add catalog entries from static
+// initialisers, which may run before this file's constants are constructed.
+std::vector<Mode> all_modes() {
+  return {Mode::fwd, Mode::bwd, Mode::fwd_bwd};
+}
 
 // The backward workspaces, per backend (beyond the forward's buffers; kernels/*/..._bwd.h).
 
@@ -36,14 +40,15 @@ std::int64_t no_backward_workspace(const Case&) {
 }
 
 BackendEntry entry(std::string name, BackendDevice device, std::string cpu, ScoreStorage scores,
-                   std::int64_t (*backward)(const Case&), std::vector<Mode> modes,
-                   std::string description) {
+                   std::int64_t (*backward)(const Case&), std::string backward_note,
+                   std::vector<Mode> modes, std::string description) {
   BackendEntry e;
   e.name = std::move(name);
   e.device = device;
   e.cpu_counterpart = std::move(cpu);
   e.scores = scores;
   e.backward_workspace_bytes = backward;
+  e.backward_workspace_note = std::move(backward_note);
   e.modes = std::move(modes);
   e.description = std::move(description);
   return e;
@@ -54,27 +59,32 @@ std::deque<BackendEntry> built_in_entries() {
   using S = ScoreStorage;
   std::deque<BackendEntry> e;
   e.push_back(entry("naive", D::cuda, "cpu-naive", S::padded_rows, naive_backward_workspace,
-                    kAllModes,
+                    "dP (fp32) and dS beside S and P, rows padded as theirs", all_modes(),
                     "standard attention in our own kernels: S = scale·QKᵀ materialised in "
                     "float32, a masked row softmax producing P in the input dtype, then O = PV "
                     "(tensor-core GEMM tiles); its backward materialises dP and dS the same way"));
-  e.push_back(entry("fa2", D::cuda, "cpu-flash", S::streams, fa2_backward_workspace, kAllModes,
+  e.push_back(entry("fa2", D::cuda, "cpu-flash", S::streams, fa2_backward_workspace,
+                    "fp32 dQ accumulator and row sums, 4*B*H*T_q*(D+1)", all_modes(),
                     "our FlashAttention-2: one CTA per (query tile, batch, head), K/V tiles "
                     "streamed through shared memory with `cp.async`, scores and the online "
                     "softmax state in registers, tensor cores through `mma.sync` m16n8k16 and "
                     "`ldmatrix`; writes the logsumexp, from which its backward recomputes P"));
   e.push_back(entry("standard", D::cuda, "cpu-naive", S::dense, standard_backward_workspace,
-                    kAllModes,
+                    "dP (fp32) and dS beside S and P; fp32 dK, dV accumulators when H_kv < H",
+                    all_modes(),
                     "what PyTorch's MATH backend does, done well: S = scale·QKᵀ by cuBLAS in "
                     "float32, one masked softmax kernel writing P and the LSE, then O = PV by "
                     "cuBLAS; S, P and the cuBLAS workspace are tracked"));
   e.back().forward_workspace_bytes = kStandardCublasWorkspaceBytes;
-  e.push_back(entry("cudnn", D::cuda, "", S::streams, no_backward_workspace, {Mode::fwd},
+  e.push_back(entry("cudnn", D::cuda, "", S::streams, no_backward_workspace,
+                    "none (no backward yet)", {Mode::fwd},
                     "cuDNN's fused flash attention forward through the backend graph API, with "
                     "the logsumexp; `libcudnn.so.9` loaded at run time"));
-  e.push_back(entry("cpu-naive", D::cpu, "", S::dense, row_sums_bytes, kAllModes,
+  e.push_back(entry("cpu-naive", D::cpu, "", S::dense, row_sums_bytes,
+                    "row sums, 4*B*H*T_q (dP and dS reuse S's buffer)", all_modes(),
                     "standard attention on the host, S and P materialised through the tracker"));
-  e.push_back(entry("cpu-flash", D::cpu, "", S::streams, row_sums_bytes, kAllModes,
+  e.push_back(entry("cpu-flash", D::cpu, "", S::streams, row_sums_bytes, "row sums, 4*B*H*T_q",
+                    all_modes(),
                     "the FlashAttention-2 algorithm on the host: tiles, online softmax, O(T·D) "
                     "extra memory; multithreaded; fp16/bf16 storage emulated with "
                     "round-to-nearest-even"));
@@ -115,6 +125,10 @@ std::string_view to_string(ScoreStorage s) {
 
 bool materialises_scores(ScoreStorage s) {
   return s != ScoreStorage::streams;
+}
+
+bool materialises_scores(const BackendEntry& e) {
+  return materialises_scores(e.scores);
 }
 
 bool supports_mode(const BackendEntry& e, Mode m) {

@@ -44,6 +44,8 @@ struct BackendEntry {
   // Tracked workspace the backward needs beyond the forward's buffers, for a case in a training
   // mode. Never null.
   std::int64_t (*backward_workspace_bytes)(const Case&) = nullptr;
+  // That formula in words, for `plan` and `fa2bench backends`.
+  std::string backward_workspace_note;
   // The modes its supports() can say yes to; fwd always among them.
   std::vector<Mode> modes;
   // One line for `fa2bench backends` and the README table.
@@ -53,6 +55,7 @@ struct BackendEntry {
 std::string_view to_string(BackendDevice);
 std::string_view to_string(ScoreStorage);
 bool materialises_scores(ScoreStorage);
+bool materialises_scores(const BackendEntry&);
 bool supports_mode(const BackendEntry&, Mode);
 
 // The built-in backends in their canonical order (the order of every list printed from it),

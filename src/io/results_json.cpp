@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <type_traits>
 
+#include "core/backend_catalog.h"
 #include "io/atomic_file.h"
 #include "io/json_detail.h"
 
@@ -135,8 +136,8 @@ J conventions() {
   j["workspace_bytes"] = "tracked peak beyond Q, K, V, O and LSE (and dO, dQ, dK, dV)";
   j["saved_bytes"] =
       "training modes: predicted bytes the forward keeps for the backward; the float32 LSE "
-      "(O is an output anyway and not counted), plus P in the input dtype for naive, standard "
-      "and cpu-naive";
+      "(O is an output anyway and not counted), plus P in the input dtype for " +
+      catalog_names_prose(materialises_scores);
   j["predicted_bytes"] = "the shape algebra's prediction of peak_bytes";
   j["requested_bytes"] = "status oom: the size of the allocation that failed";
   j["accuracy"] =

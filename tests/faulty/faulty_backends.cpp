@@ -71,6 +71,7 @@ BackendEntry test_entry(const char* name, BackendDevice device, const char* desc
   e.name = name;
   e.device = device;
   e.backward_workspace_bytes = row_sums_bytes;
+  e.backward_workspace_note = "row sums, 4*B*H*T_q";
   e.modes = {Mode::fwd, Mode::bwd, Mode::fwd_bwd};
   e.description = description;
   return e;
