@@ -257,7 +257,7 @@ int run_sweep_command(SweepArgs a) {
   }
 
   install_interrupt_handlers();
-  ResultSet rs = run_sweep(*config, cases, ex->target, *ex->executor, options);
+  ResultSet rs = run_sweep(source_of(*config), cases, ex->target, *ex->executor, options);
   // Interrupted: a signal kept cases from running (one arriving during the last case, which
   // then finished, leaves a complete sweep).
   const bool interrupted = rs.interrupted;

@@ -97,7 +97,7 @@ TEST(ToyBackend, OneEntryAndOneFactoryRunItThroughConfigAndRunner) {
   auto platform = make_host_platform();
   SweepOptions options;
   options.progress = false;
-  const ResultSet rs = run_sweep(config, config.cases, *platform, options);
+  const ResultSet rs = run_sweep(source_of(config), config.cases, *platform, options);
   ASSERT_EQ(rs.cases.size(), 4u);
   int toy = 0;
   for (const CaseResult& r : rs.cases) {
