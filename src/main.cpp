@@ -1,19 +1,24 @@
 // fa2bench: benchmark exact attention kernels (naive vs FlashAttention-2 and peers).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <CLI/CLI.hpp>
 
 #include "build_info.h"
 #include "cli/commands.h"
+#include "core/backend_catalog.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "fa2bench: how fast, how much memory, how exact? FlashAttention-2 against standard\n"
-      "attention on your GPU (or the CPU target when there is none).\n\n"
-      "Exit codes: 0 every check passed; 1 a check failed; 2 usage or config error (nothing\n"
-      "ran); 3 runtime failure (no usable device, a CUDA error that aborted the sweep).\n\n"
-      "Start with:  fa2bench sweep            (built-in quickstart sweep)\n"
-      "             fa2bench plan --config configs/seed_notebook.json",
+      fmt::format(
+          "fa2bench: how fast, how much memory, how exact? FlashAttention-2 against standard\n"
+          "attention on your GPU (or the CPU target when there is none).\n\n"
+          "Backends: {} (fa2bench backends says what each is).\n\n"
+          "Exit codes: 0 every check passed; 1 a check failed; 2 usage or config error (nothing\n"
+          "ran); 3 runtime failure (no usable device, a CUDA error that aborted the sweep).\n\n"
+          "Start with:  fa2bench sweep            (built-in quickstart sweep)\n"
+          "             fa2bench plan --config configs/seed_notebook.json",
+          fmt::join(fa2b::known_backend_names(), ", ")),
       "fa2bench"};
   app.set_version_flag("--version", fmt::format("fa2bench {} (git {}, {})", FA2BENCH_VERSION,
                                                 FA2BENCH_GIT, FA2BENCH_BUILD_TYPE));
@@ -24,6 +29,7 @@ int main(int argc, char** argv) {
   fa2b::add_check_command(app, exit_code);
   fa2b::add_validate_command(app, exit_code);
   fa2b::add_devices_command(app, exit_code);
+  fa2b::add_backends_command(app, exit_code);
   fa2b::add_compare_command(app, exit_code);
   fa2b::add_merge_command(app, exit_code);
   fa2b::add_run_case_command(app, exit_code);

@@ -14,4 +14,10 @@ Support forward_only(const Case& c, std::string_view backend) {
       fmt::format("backward not implemented yet for {} (mode {})", backend, to_string(c.mode)));
 }
 
+Support catalog_mode_support(const Case& c, std::string_view backend) {
+  const BackendEntry* e = find_backend_entry(backend);
+  if (e && supports_mode(*e, c.mode)) return Support::yes();
+  return forward_only(c, backend);
+}
+
 }  // namespace fa2b

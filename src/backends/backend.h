@@ -10,18 +10,12 @@
 #include <vector>
 
 #include "common/attn_params.h"
+#include "core/backend_catalog.h"
 #include "core/case.h"
 #include "runtime/memory_tracker.h"
+#include "runtime/target_info.h"
 
 namespace fa2b {
-
-// What the runner knows about the place a case runs on.
-struct TargetInfo {
-  bool cuda = false;
-  int cc_major = 0, cc_minor = 0;  // CUDA devices only
-  std::int64_t memory_bytes = 0;
-  int cpu_threads = 1;
-};
 
 struct Support {
   bool ok = true;
@@ -71,20 +65,23 @@ class Backend {
 // supports() of a backend that has no backward yet: yes for fwd, and for bwd / fwd_bwd
 // "backward not implemented yet for <backend>".
 Support forward_only(const Case& c, std::string_view backend);
+// supports() for c.mode as the backend's catalog entry lists its modes: yes for a listed mode,
+// else what forward_only() says.
+Support catalog_mode_support(const Case& c, std::string_view backend);
 
-// Every backend name this build knows, GPU ones included even when built without CUDA.
-const std::vector<std::string>& known_backend_names();
-bool is_device_backend(std::string_view name);
-// The CPU backend that stands in for a GPU backend on the CPU target ("fa2" -> "cpu-flash");
-// empty when there is none.
-std::string cpu_counterpart(std::string_view name);
+// The names, devices and CPU counterparts of the backends are the catalog's
+// (core/backend_catalog.h): known_backend_names(), is_device_backend(), cpu_counterpart().
+
 // nullptr when the name is unknown or the backend is not compiled into this build.
 std::unique_ptr<Backend> make_backend(std::string_view name);
+// Whether this build has a factory for the name (the CUDA backends only in CUDA builds).
+bool backend_built(std::string_view name);
 
-// Adds a backend (a CPU one: it runs on the host on every target) to this process's registry,
-// before any config is parsed. The product registers none; test binaries such as
-// fa2bench_faulty register deliberately broken backends to exercise the runner's isolation.
+// Adds a backend to this process: its catalog entry and its factory, before any config is
+// parsed. The product adds none; test binaries add toy backends (tests/unit) and deliberately
+// broken ones (fa2bench_faulty) to exercise the runner. Throws std::invalid_argument when the
+// catalog refuses the entry (core/backend_catalog.h).
 using BackendFactory = std::unique_ptr<Backend> (*)();
-void register_extra_backend(const std::string& name, BackendFactory factory);
+void register_backend(BackendEntry entry, BackendFactory factory);
 
 }  // namespace fa2b

@@ -1,3 +1,6 @@
+// Factories bound to catalog names (core/backend_catalog.cpp holds everything else about a
+// backend). A table rather than self-registering backend files: the host library is static, and
+// the linker would drop a backend file that nothing references.
 #include <algorithm>
 
 #include "backends/backend.h"
@@ -8,71 +11,68 @@
 #endif
 
 namespace fa2b {
+namespace {
 
 #ifndef FA2BENCH_WITH_CUDA
-namespace {
-// cudnn has no CPU counterpart: in a build without CUDA it is still a known name, unsupported.
-class CudnnUnavailable final : public Backend {
+// A CUDA backend without a CPU counterpart (cudnn) stays a known name in a build without CUDA,
+// and says why it cannot run; the others run as their counterpart on the CPU target.
+class NeedsCuda final : public Backend {
  public:
-  std::string_view name() const override { return "cudnn"; }
+  explicit NeedsCuda(std::string name) : name_(std::move(name)) {}
+  std::string_view name() const override { return name_; }
   bool on_device() const override { return true; }
   Support supports(const Case&, const TargetInfo&) const override {
-    return Support::no("cudnn needs the cuda target");
+    return Support::no(name_ + " needs the cuda target");
   }
   void run(const AttnParams&, void*) override {}
+
+ private:
+  std::string name_;
 };
-}  // namespace
 #endif
-namespace {
 
-std::vector<std::string>& names_list() {
-  static std::vector<std::string> names = {"naive", "fa2",       "standard",
-                                           "cudnn", "cpu-naive", "cpu-flash"};
-  return names;
+struct Factory {
+  std::string name;
+  BackendFactory make;
+};
+
+std::vector<Factory>& factories() {
+  static std::vector<Factory> table = {
+      {"cpu-naive", make_cpu_naive_backend},    {"cpu-flash", make_cpu_flash_backend},
+#ifdef FA2BENCH_WITH_CUDA
+      {"naive", make_naive_cuda_backend},       {"fa2", make_fa2_cuda_backend},
+      {"standard", make_standard_cuda_backend}, {"cudnn", make_cudnn_backend},
+#endif
+  };
+  return table;
 }
 
-std::vector<std::pair<std::string, BackendFactory>>& extra_backends() {
-  static std::vector<std::pair<std::string, BackendFactory>> extras;
-  return extras;
+const Factory* find_factory(std::string_view name) {
+  for (const Factory& f : factories())
+    if (f.name == name) return &f;
+  return nullptr;
 }
 
 }  // namespace
 
-const std::vector<std::string>& known_backend_names() {
-  return names_list();
-}
-
-void register_extra_backend(const std::string& name, BackendFactory factory) {
-  auto& names = names_list();
-  if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-  extra_backends().emplace_back(name, factory);
-}
-
-bool is_device_backend(std::string_view name) {
-  return name == "naive" || name == "fa2" || name == "standard" || name == "cudnn";
-}
-
-std::string cpu_counterpart(std::string_view name) {
-  if (name == "naive") return "cpu-naive";
-  if (name == "fa2") return "cpu-flash";
-  if (name == "standard") return "cpu-naive";
-  return {};  // cudnn has none: on the CPU target it is unsupported
+bool backend_built(std::string_view name) {
+  return find_factory(name) != nullptr;
 }
 
 std::unique_ptr<Backend> make_backend(std::string_view name) {
-  for (const auto& [extra, factory] : extra_backends())
-    if (extra == name) return factory();
-  if (name == "cpu-naive") return make_cpu_naive_backend();
-  if (name == "cpu-flash") return make_cpu_flash_backend();
-#ifdef FA2BENCH_WITH_CUDA
-  if (name == "naive") return make_naive_cuda_backend();
-  if (name == "fa2") return make_fa2_cuda_backend();
-  if (name == "standard") return make_standard_cuda_backend();
-  if (name == "cudnn") return make_cudnn_backend();
-#else
-  if (name == "cudnn") return std::make_unique<CudnnUnavailable>();
+  if (const Factory* f = find_factory(name)) return f->make();
+#ifndef FA2BENCH_WITH_CUDA
+  const BackendEntry* e = find_backend_entry(name);
+  if (e && e->device == BackendDevice::cuda && e->cpu_counterpart.empty())
+    return std::make_unique<NeedsCuda>(e->name);
 #endif
   return nullptr;
+}
+
+void register_backend(BackendEntry entry, BackendFactory factory) {
+  const std::string name = entry.name;
+  add_backend_entry(std::move(entry));
+  factories().push_back({name, factory});
 }
 
 }  // namespace fa2b

@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "cli/load_config_or_report.h"
 #include "cli/tables.h"
+#include "io/results_json.h"
 #include "report/report.h"
 
 namespace fa2b {

@@ -50,6 +50,7 @@ void add_plan_command(CLI::App& app, int& exit_code);
 void add_check_command(CLI::App& app, int& exit_code);
 void add_validate_command(CLI::App& app, int& exit_code);
 void add_devices_command(CLI::App& app, int& exit_code);
+void add_backends_command(CLI::App& app, int& exit_code);
 void add_compare_command(CLI::App& app, int& exit_code);
 void add_merge_command(CLI::App& app, int& exit_code);
 void add_tune_command(CLI::App& app, int& exit_code);

@@ -7,7 +7,8 @@
 #include "cli/commands.h"
 #include "cli/numeric_flags.h"
 #include "compare/compare.h"
-#include "report/report.h"
+#include "io/atomic_file.h"
+#include "io/results_json.h"
 
 namespace fa2b {
 namespace {

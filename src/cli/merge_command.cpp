@@ -7,6 +7,8 @@
 #include "cli/commands.h"
 #include "cli/tables.h"
 #include "compare/merge.h"
+#include "io/atomic_file.h"
+#include "io/results_json.h"
 #include "report/report.h"
 
 namespace fa2b {

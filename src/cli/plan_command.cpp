@@ -1,13 +1,18 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include "checks/checks.h"
 #include "cli/commands.h"
 #include "cli/load_config_or_report.h"
 #include "cli/model_commands.h"
 #include "cli/tables.h"
+#include "core/backend_catalog.h"
 #include "core/shape_algebra.h"
+#include "io/atomic_file.h"
 #include "io/json_input.h"
-#include "report/report.h"
+#include "io/results_json.h"
 #include "runtime/device_info.h"
 
 namespace fa2b {
@@ -94,18 +99,30 @@ int run_plan(const PlanArgs& a) {
                human_bytes(static_cast<double>(m.predicted_bytes)),
                m.predicted_bytes <= memory ? "yes" : "NO");
   }
+  // The memory model of each backend is its catalog entry's (core/backend_catalog.cpp).
+  const std::string materialising = catalog_names_prose(materialises_scores);
   fmt::print(
       "\nFLOPs: forward 4*B*H*T_q*T_k*D, halved when causal. S: the T_q x T_k score matrix\n"
       "of every (batch, head) at the input dtype. predicted: tracked peak (inputs, outputs,\n"
-      "LSE; naive adds S in fp32 and P in the input dtype).\n");
+      "LSE; {} add S in fp32 and P in the input dtype).\n",
+      materialising);
   if (training) {
     fmt::print(
         "Training modes (/bwd, /fwd_bwd): FLOPs are 2.5x (bwd) or 3.5x (fwd_bwd) the forward's;\n"
         "inputs add dO, dQ, dK, dV. saved: what the forward keeps for the backward, the fp32 LSE\n"
-        "(O is an output anyway, not counted) plus P in the input dtype for naive, standard and\n"
-        "cpu-naive. predicted is the training peak: inputs and gradients, S and P where\n"
-        "materialised (S's buffer holds dP, dS), and the backward's workspace (fa2: fp32 dQ\n"
-        "accumulator and row sums, 4*B*H*T_q*(D+1); the others: row sums, 4*B*H*T_q).\n");
+        "(O is an output anyway, not counted) plus P in the input dtype for {}.\n"
+        "predicted is the training peak: inputs and gradients, S and P where materialised, and\n"
+        "the backward's workspace:\n",
+        materialising);
+    std::vector<std::string> shown;
+    for (const Case& c : config->cases) {
+      const BackendEntry* e = find_backend_entry(c.backend);
+      if (!e || !runs_backward(c.mode) ||
+          std::find(shown.begin(), shown.end(), e->name) != shown.end())
+        continue;
+      shown.push_back(e->name);
+      fmt::print("  {}: {}\n", e->name, e->backward_workspace_note);
+    }
   }
   const std::vector<Verdict> verdicts = evaluate_plan_checks(config->checks, config->cases);
   print_verdict_table(verdicts);
@@ -127,7 +144,10 @@ void add_plan_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--memory", args->memory,
                   "Memory to fit in (default: the local GPU's memory, else 80GiB)");
   cmd->add_option("--set", args->set, "Override a config value (as in sweep)");
-  cmd->add_option("--backends", args->backends, "Replace every sweep's backends")->delimiter(',');
+  cmd->add_option(
+         "--backends", args->backends,
+         fmt::format("Replace every sweep's backends ({})", fmt::join(known_backend_names(), ", ")))
+      ->delimiter(',');
   cmd->add_option("--cases-json", args->cases_json,
                   "Also write the expanded cases (params, measure settings) as JSON here");
   cmd->callback([args, &exit_code] { exit_code = run_plan(*args); });

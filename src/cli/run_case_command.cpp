@@ -6,8 +6,9 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "io/atomic_file.h"
 #include "io/json_input.h"
-#include "report/report.h"
+#include "io/results_json.h"
 #include "runner/case_runner.h"
 #include "runner/executor.h"
 #include "runner/platform.h"

@@ -14,8 +14,11 @@
 #include "cli/sweep_resume.h"
 #include "cli/sweep_setup.h"
 #include "cli/tables.h"
+#include "core/backend_catalog.h"
 #include "core/case_regex.h"
+#include "io/atomic_file.h"
 #include "io/json_input.h"
+#include "io/results_json.h"
 #include "report/report.h"
 #include "runner/case_filter.h"
 #include "runner/resume.h"
@@ -256,7 +259,7 @@ int run_sweep_command(SweepArgs a) {
   }
 
   install_interrupt_handlers();
-  ResultSet rs = run_sweep(*config, cases, ex->target, *ex->executor, options);
+  ResultSet rs = run_sweep(source_of(*config), cases, ex->target, *ex->executor, options);
   // Interrupted: a signal kept cases from running (one arriving during the last case, which
   // then finished, leaves a complete sweep).
   const bool interrupted = rs.interrupted;
@@ -318,8 +321,9 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--config,-c", args->config, "Sweep config (JSON); default: built-in quickstart")
       ->check(CLI::ExistingFile);
   cmd->add_option("--out,-o", args->out, "Directory for the reports (default: out)");
-  cmd->add_option("--backends", args->backends,
-                  "Replace every sweep's backends (naive, fa2, cpu-naive, cpu-flash)")
+  cmd->add_option(
+         "--backends", args->backends,
+         fmt::format("Replace every sweep's backends ({})", fmt::join(known_backend_names(), ", ")))
       ->delimiter(',');
   cmd->add_option(
       "--set", args->set,

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "io/json_input.h"
-#include "report/report.h"
+#include "io/results_json.h"
 
 namespace fa2b {
 namespace {

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "compare/compare.h"
-#include "report/json_detail.h"
+#include "io/json_detail.h"
 #include "report/report.h"
 
 namespace fa2b {
@@ -130,7 +130,7 @@ std::string aligned(const std::vector<std::vector<std::string>>& rows,
 }
 
 ordered_json num_json(double v) {
-  return report_detail::number_json<ordered_json>(v);
+  return json_detail::number_json<ordered_json>(v);
 }
 
 ordered_json side_json(const CaseResult& r) {

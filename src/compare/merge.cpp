@@ -12,8 +12,8 @@
 #include "checks/checks.h"
 #include "checks/result_gate.h"
 #include "config/config.h"
-#include "report/json_detail.h"
-#include "report/report.h"
+#include "io/json_detail.h"
+#include "io/results_json.h"
 
 namespace fa2b {
 namespace {
@@ -194,7 +194,7 @@ MergeOutcome merge_results(const std::vector<MergeInput>& inputs, const MergeOpt
 
 std::string merged_results_json_text(const MergeOutcome& m) {
   if (m.devices.is_null()) return results_json_text(m.merged);
-  const nlohmann::ordered_json base = report_detail::ordered_json_of(m.merged);
+  const nlohmann::ordered_json base = json_detail::ordered_json_of(m.merged);
   nlohmann::ordered_json j;
   for (const auto& [key, value] : base.items()) {
     j[key] = value;

@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <set>
 
-#include "backends/backend.h"
 #include "config/config_internal.h"
+#include "core/backend_catalog.h"
 #include "core/metrics.h"
 #include "core/result.h"
 #include "core/shape_algebra.h"

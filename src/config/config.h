@@ -9,6 +9,7 @@
 
 #include "core/case.h"
 #include "core/model_case.h"
+#include "core/result.h"
 
 namespace fa2b {
 
@@ -74,6 +75,9 @@ struct ConfigOverrides {
   std::vector<std::string> set;       // "grid.T=[1024,2048]", "measure.max_samples=5"
   std::vector<std::string> backends;  // replaces every sweep's backend list when non-empty
 };
+
+// What the results record of the config (the runner's view of it).
+ConfigSource source_of(const Config& config);
 
 Config parse_config(const nlohmann::json& raw, const std::string& path,
                     const ConfigOverrides& overrides = {});

@@ -3,8 +3,8 @@
 #include <map>
 #include <set>
 
-#include "backends/backend.h"
 #include "config/config_internal.h"
+#include "core/backend_catalog.h"
 #include "core/shape_algebra.h"
 
 namespace fa2b::config_detail {

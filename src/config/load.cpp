@@ -45,4 +45,8 @@ Config load_config(const std::string& path, const ConfigOverrides& overrides) {
   return parse_config(raw, path, overrides);
 }
 
+ConfigSource source_of(const Config& config) {
+  return {config.path, config.sha256, config.raw};
+}
+
 }  // namespace fa2b

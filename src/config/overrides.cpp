@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <cctype>
 
-#include "backends/backend.h"
 #include "config/config_internal.h"
+#include "core/backend_catalog.h"
 #include "io/json_input.h"
 
 namespace fa2b::config_detail {

@@ -1,8 +1,8 @@
 // Selectors: which cases a check or a where/exclude filter applies to.
 #include <algorithm>
 
-#include "backends/backend.h"
 #include "config/config_internal.h"
+#include "core/backend_catalog.h"
 
 namespace fa2b {
 

@@ -90,6 +90,14 @@ struct Verdict {
 
 inline constexpr const char* kResultsSchema = "fa2bench/results/1";
 
+// The config a sweep ran, as its results record it: what the runner needs of a config, so that
+// the runner does not depend on the config layer (config/config.h: source_of()).
+struct ConfigSource {
+  std::string path;
+  std::string sha256;
+  nlohmann::json echo;  // the config after overrides
+};
+
 struct ResultSet {
   std::string schema = kResultsSchema;
   nlohmann::json tool;    // version, git, build

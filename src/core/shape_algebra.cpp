@@ -13,9 +13,10 @@ std::int64_t tensor_elems(const Case& c, std::int64_t heads, std::int64_t seq) {
   return c.B * heads * seq * c.D;
 }
 
-// Which memory model a backend follows: it materialises the score matrix or it streams.
-bool materialises_scores(std::string_view backend) {
-  return backend == "naive" || backend == "cpu-naive" || backend == "standard";
+// How the case's backend stores its scores; a backend outside the catalog streams.
+ScoreStorage score_storage(const Case& c) {
+  const BackendEntry* e = find_backend_entry(c.backend);
+  return e ? e->scores : ScoreStorage::streams;
 }
 
 }  // namespace
@@ -78,41 +79,33 @@ std::int64_t lse_bytes(const Case& c) {
   return c.B * c.H * c.T_q * 4;
 }
 
-std::int64_t aligned256(std::int64_t bytes) {
-  return (bytes + 255) / 256 * 256;
-}
-
-// The CUDA naive kernels pad each S/P row to a multiple of 8 elements (16-byte aligned rows)
-// and round each matrix up to 256 bytes; the others store S and P unpadded.
+// S or P as the case's backend allocates it.
 std::int64_t matrix_bytes(const Case& c, int elem_bytes) {
-  if (c.backend != "naive") return score_matrix_bytes(c, elem_bytes);
-  const std::int64_t rows = c.B * c.H * c.T_q, ld = (c.T_k + 7) / 8 * 8;
-  return aligned256(rows * ld * elem_bytes);
+  return stored_score_matrix_bytes(c, score_storage(c), elem_bytes);
 }
 
 }  // namespace
 
+std::int64_t stored_score_matrix_bytes(const Case& c, ScoreStorage s, int elem_bytes) {
+  if (s != ScoreStorage::padded_rows) return score_matrix_bytes(c, elem_bytes);
+  const std::int64_t rows = c.B * c.H * c.T_q, ld = (c.T_k + 7) / 8 * 8;
+  return aligned_256(rows * ld * elem_bytes);
+}
+
 std::int64_t saved_bytes(const Case& c) {
   if (!runs_backward(c.mode)) return 0;
   std::int64_t bytes = lse_bytes(c);
-  if (materialises_scores(c.backend)) bytes += matrix_bytes(c, dtype_bytes(c.dtype));
+  if (materialises_scores(score_storage(c))) bytes += matrix_bytes(c, dtype_bytes(c.dtype));
   return bytes;
 }
 
 std::int64_t backward_workspace_bytes(const Case& c) {
   if (!runs_backward(c.mode)) return 0;
-  if (c.backend == "fa2") return 4 * c.B * c.H * c.T_q * (c.D + 1);
-  if (c.backend == "cudnn") return 0;
-  // The CUDA materialising backwards keep dP (float32) and dS (input dtype) beside the forward's
-  // S and P: two more T_q x T_k matrices (kernels/naive/naive_bwd.h, standard_bwd.h); standard
-  // adds float32 dK/dV accumulators under grouped-query attention.
-  if (c.backend == "naive") return matrix_bytes(c, 4) + matrix_bytes(c, dtype_bytes(c.dtype));
-  if (c.backend == "standard") {
-    std::int64_t bytes = aligned256(score_matrix_bytes(c, 4)) +
-                         aligned256(score_matrix_bytes(c, dtype_bytes(c.dtype)));
-    if (c.H != c.H_kv) bytes += 2 * aligned256(4 * c.B * c.H_kv * c.T_k * c.D);
-    return bytes;
-  }
+  const BackendEntry* e = find_backend_entry(c.backend);
+  return e ? e->backward_workspace_bytes(c) : row_sums_bytes(c);
+}
+
+std::int64_t row_sums_bytes(const Case& c) {
   return 4 * c.B * c.H * c.T_q;
 }
 
@@ -126,14 +119,14 @@ std::int64_t flash_state_bytes(const Case& c) {
 
 // Predicted peak of a case's tracked memory: the inputs and outputs (in the training modes dO
 // and the gradients too), plus for materialising backends S in float32 and P in the input
-// dtype (P is what their forward saves for the backward), plus for "standard" the cuBLAS workspace,
-// plus the backward's workspace. Every buffer lives for the whole case, so the peak is their sum.
+// dtype (P is what their forward saves for the backward), plus the forward's fixed workspace
+// of the catalog entry (standard: cuBLAS's), plus the backward's workspace. Every buffer lives
+// for the whole case, so the peak is their sum.
 static std::int64_t predicted_peak_bytes(const Case& c) {
   std::int64_t bytes = io_bytes(c) + grad_io_bytes(c) + backward_workspace_bytes(c);
-  if (!materialises_scores(c.backend)) return bytes;
-  bytes += matrix_bytes(c, 4) + matrix_bytes(c, dtype_bytes(c.dtype));
-  if (c.backend == "standard") bytes += kStandardCublasWorkspaceBytes;
-  return bytes;
+  if (const BackendEntry* e = find_backend_entry(c.backend)) bytes += e->forward_workspace_bytes;
+  if (!materialises_scores(score_storage(c))) return bytes;
+  return bytes + matrix_bytes(c, 4) + matrix_bytes(c, dtype_bytes(c.dtype));
 }
 
 const std::vector<std::string>& plan_metric_names() {

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/backend_catalog.h"
 #include "core/case.h"
 #include "core/result.h"
 
@@ -28,17 +29,28 @@ std::int64_t grad_io_bytes(const Case& c);
 // written once. Backward: Q, K, V, O, dO, LSE read once, dQ, dK, dV written once. fwd_bwd: both.
 std::int64_t min_traffic_bytes(const Case& c);
 // What the forward keeps for the backward (0 in fwd mode). Every backend keeps O and the
-// float32 LSE; O is an output anyway, so only the LSE (4*B*H*T_q) is counted. Materialising
-// backends (naive, standard, cpu-naive) also keep P [B, H, T_q, T_k] in the input dtype.
+// float32 LSE; O is an output anyway, so only the LSE (4*B*H*T_q) is counted. Backends whose
+// catalog entry materialises the scores (naive, standard, cpu-naive) also keep P
+// [B, H, T_q, T_k] in the input dtype.
 std::int64_t saved_bytes(const Case& c);
-// Tracked workspace the backward needs beyond the forward's buffers (0 in fwd mode). fa2: its
-// fp32 dQ accumulator and fp32 row sums D_i, 4*B*H*T_q*(D + 1) (kernels/fa2/fa2_bwd.h). The CPU
-// backends and naive/standard: the row sums D_i, 4*B*H*T_q (the materialising ones reuse S's
-// float32 buffer for dP and dS). cudnn: 0, its backward workspace is not modelled.
+// Tracked workspace the backward needs beyond the forward's buffers (0 in fwd mode): the
+// formula of the case's backend in the catalog (core/backend_catalog.cpp); the float32 row
+// sums D_i, 4*B*H*T_q, for a backend not in it.
 std::int64_t backward_workspace_bytes(const Case& c);
+// The float32 row sums D_i = rowsum(dO * O) of a backward, 4*B*H*T_q: the whole backward
+// workspace of the CPU backends (which reuse S's float32 buffer for dP and dS).
+std::int64_t row_sums_bytes(const Case& c);
 // The T_q x T_k score matrix of every (batch, head) at `elem_bytes` per element
 // (the seed notebook counts it at the input dtype's 2 bytes).
 std::int64_t score_matrix_bytes(const Case& c, int elem_bytes);
+// A T_q x T_k matrix of every (batch, head) as a backend storing its scores `s` allocates it:
+// score_matrix_bytes, or for padded_rows each row padded to 8 elements and the whole rounded up
+// to 256 bytes.
+std::int64_t stored_score_matrix_bytes(const Case& c, ScoreStorage s, int elem_bytes);
+// `bytes` rounded up to a multiple of 256, as the CUDA allocations are.
+inline std::int64_t aligned_256(std::int64_t bytes) {
+  return (bytes + 255) / 256 * 256;
+}
 // Flash's running (m, l, O) state if it were kept for all rows in float32:
 // 4 * B * H * T_q * (2 + D) bytes (the seed notebook's formula).
 std::int64_t flash_state_bytes(const Case& c);

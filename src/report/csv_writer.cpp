@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "io/atomic_file.h"
 #include "report/report.h"
 
 namespace fa2b {

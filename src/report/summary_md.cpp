@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "io/atomic_file.h"
 #include "report/report.h"
 
 namespace fa2b {

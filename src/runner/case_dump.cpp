@@ -5,8 +5,9 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "report/npy_writer.h"
-#include "report/report.h"
+#include "io/atomic_file.h"
+#include "io/npy_writer.h"
+#include "io/results_json.h"
 
 namespace fa2b {
 namespace {

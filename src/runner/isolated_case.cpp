@@ -14,8 +14,9 @@
 #include <sstream>
 #include <vector>
 
+#include "io/atomic_file.h"
 #include "io/json_input.h"
-#include "report/report.h"
+#include "io/results_json.h"
 
 namespace fa2b {
 

@@ -6,8 +6,9 @@
 #include <map>
 #include <sstream>
 
+#include "io/atomic_file.h"
 #include "io/json_input.h"
-#include "report/report.h"
+#include "io/results_json.h"
 
 namespace fa2b {
 

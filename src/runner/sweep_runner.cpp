@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "build_info.h"
-#include "report/report.h"
+#include "io/jsonl_writer.h"
 #include "runtime/device_info.h"
 
 namespace fa2b {
@@ -53,8 +53,9 @@ std::optional<std::pair<std::size_t, std::size_t>> find_duplicate_case(
   return std::nullopt;
 }
 
-ResultSet run_sweep(const Config& config, const std::vector<Case>& cases, const SweepTarget& target,
-                    CaseExecutor& executor, const SweepOptions& options) {
+ResultSet run_sweep(const ConfigSource& config, const std::vector<Case>& cases,
+                    const SweepTarget& target, CaseExecutor& executor,
+                    const SweepOptions& options) {
   ResultSet rs;
   rs.tool = {{"name", "fa2bench"},
              {"version", FA2BENCH_VERSION},
@@ -65,7 +66,7 @@ ResultSet run_sweep(const Config& config, const std::vector<Case>& cases, const 
   rs.target = target.target;
   rs.config_path = config.path;
   rs.config_sha256 = config.sha256;
-  rs.config_echo = config.raw;
+  rs.config_echo = config.echo;
   if (options.shard) {
     rs.shard_index = options.shard->index;
     rs.shard_count = options.shard->count;
@@ -131,7 +132,7 @@ ResultSet run_sweep(const Config& config, const std::vector<Case>& cases, const 
   return rs;
 }
 
-ResultSet run_sweep(const Config& config, const std::vector<Case>& cases, Platform& platform,
+ResultSet run_sweep(const ConfigSource& config, const std::vector<Case>& cases, Platform& platform,
                     const SweepOptions& options) {
   auto executor = make_in_process_executor(platform);
   return run_sweep(config, cases, SweepTarget{platform.target(), platform.device_block()},

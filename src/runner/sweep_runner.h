@@ -10,7 +10,6 @@
 #include <utility>
 #include <vector>
 
-#include "config/config.h"
 #include "core/result.h"
 #include "runner/executor.h"
 #include "runner/platform.h"
@@ -43,13 +42,14 @@ std::optional<std::pair<std::size_t, std::size_t>> find_duplicate_case(
     const std::vector<Case>& cases);
 
 // Runs every case not already finished; the result set holds the cases in the given (config)
-// order and its context blocks (tool, host, device, config). When stop_requested() ends the
-// sweep early, `interrupted` is set and only the finished cases are in the set.
-ResultSet run_sweep(const Config& config, const std::vector<Case>& cases, const SweepTarget& target,
-                    CaseExecutor& executor, const SweepOptions& options);
+// order and its context blocks (tool, host, device, config: source_of(config), config.h). When
+// stop_requested() ends the sweep early, `interrupted` is set and only the finished cases are in
+// the set.
+ResultSet run_sweep(const ConfigSource& config, const std::vector<Case>& cases,
+                    const SweepTarget& target, CaseExecutor& executor, const SweepOptions& options);
 
 // In this process, on `platform`.
-ResultSet run_sweep(const Config& config, const std::vector<Case>& cases, Platform& platform,
+ResultSet run_sweep(const ConfigSource& config, const std::vector<Case>& cases, Platform& platform,
                     const SweepOptions& options);
 
 }  // namespace fa2b

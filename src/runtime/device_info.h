@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/backend.h"
+#include "runtime/target_info.h"
 
 namespace fa2b {
 

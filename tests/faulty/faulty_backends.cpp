@@ -13,6 +13,7 @@
 #include <string>
 
 #include "backends/backend.h"
+#include "core/shape_algebra.h"
 
 namespace fa2b {
 
@@ -64,15 +65,30 @@ class InfoProbe final : public Backend {
   std::string info_;
 };
 
+// Their catalog entries: every mode, streaming memory, the default row-sums backward workspace.
+BackendEntry test_entry(const char* name, BackendDevice device, const char* description) {
+  BackendEntry e;
+  e.name = name;
+  e.device = device;
+  e.backward_workspace_bytes = row_sums_bytes;
+  e.backward_workspace_note = "row sums, 4*B*H*T_q";
+  e.modes = {Mode::fwd, Mode::bwd, Mode::fwd_bwd};
+  e.description = description;
+  return e;
+}
+
 struct Registrar {
   Registrar() {
-    register_extra_backend("faulty-segv",
-                           [] { return std::unique_ptr<Backend>(new FaultyCpu(false)); });
-    register_extra_backend("faulty-hang",
-                           [] { return std::unique_ptr<Backend>(new FaultyCpu(true)); });
-    register_extra_backend("info-probe", [] { return std::unique_ptr<Backend>(new InfoProbe()); });
+    register_backend(test_entry("faulty-segv", BackendDevice::cpu, "raises SIGSEGV when timed"),
+                     [] { return std::unique_ptr<Backend>(new FaultyCpu(false)); });
+    register_backend(test_entry("faulty-hang", BackendDevice::cpu, "never returns when timed"),
+                     [] { return std::unique_ptr<Backend>(new FaultyCpu(true)); });
+    register_backend(test_entry("info-probe", BackendDevice::cpu, "cpu-flash with a backend_info"),
+                     [] { return std::unique_ptr<Backend>(new InfoProbe()); });
 #ifdef FA2BENCH_WITH_CUDA
-    register_extra_backend("faulty-cuda", make_faulty_cuda_backend);
+    register_backend(
+        test_entry("faulty-cuda", BackendDevice::cuda, "a kernel writing through a null pointer"),
+        make_faulty_cuda_backend);
 #endif
   }
 } registrar;

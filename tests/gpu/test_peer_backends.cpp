@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "backends/cuda/cudnn/cudnn_api.h"
 #include "core/shape_algebra.h"
 #include "gpu_available.h"
 #include "runner/case_runner.h"
 #include "runner/platform.h"
+#include "runtime/cuda/cudnn_api.h"
 #include "verify/reference.h"
 
 namespace fa2b {

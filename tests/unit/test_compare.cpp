@@ -7,7 +7,7 @@
 
 #include "compare/compare.h"
 #include "compare_fixtures.h"
-#include "report/report.h"
+#include "io/results_json.h"
 
 namespace fa2b {
 namespace {

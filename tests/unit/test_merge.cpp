@@ -6,7 +6,7 @@
 
 #include "compare/merge.h"
 #include "config/config.h"
-#include "report/report.h"
+#include "io/results_json.h"
 
 namespace fa2b {
 namespace {

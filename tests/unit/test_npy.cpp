@@ -6,7 +6,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "report/npy_writer.h"
+#include "io/npy_writer.h"
 
 namespace fa2b {
 namespace {

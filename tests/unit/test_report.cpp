@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "core/shape_algebra.h"
+#include "io/jsonl_writer.h"
+#include "io/results_json.h"
 #include "report/report.h"
 
 namespace fa2b {

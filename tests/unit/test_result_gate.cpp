@@ -10,7 +10,7 @@
 #include "compare/compare.h"
 #include "compare/merge.h"
 #include "config/config.h"
-#include "report/report.h"
+#include "io/results_json.h"
 
 namespace fa2b {
 namespace {

@@ -5,7 +5,8 @@
 #include <fstream>
 
 #include "backends/backend.h"
-#include "report/report.h"
+#include "config/config.h"
+#include "io/results_json.h"
 #include "runner/resume.h"
 #include "runner/shard.h"
 #include "runner/sweep_runner.h"
@@ -171,7 +172,7 @@ TEST(SweepRunner, FinishedCasesAreNotRunAgainAndOrderIsKept) {
   earlier.c = cases[1];
   earlier.reason = "from the first run";
   opt.finished[1] = earlier;
-  const ResultSet rs = run_sweep(tiny_config(), cases, *platform, opt);
+  const ResultSet rs = run_sweep(source_of(tiny_config()), cases, *platform, opt);
   ASSERT_EQ(rs.cases.size(), 3u);
   EXPECT_FALSE(rs.interrupted);
   EXPECT_EQ(rs.cases[0].c.T_q, 3);
@@ -190,7 +191,7 @@ TEST(SweepRunner, StopBetweenCasesMarksTheSetInterrupted) {
   int polls = 0;
   opt.stop_requested = [&] { return ++polls > 2; };  // stop before the third case
   opt.shard = Shard{0, 1};
-  const ResultSet rs = run_sweep(tiny_config(), cases, *platform, opt);
+  const ResultSet rs = run_sweep(source_of(tiny_config()), cases, *platform, opt);
   EXPECT_TRUE(rs.interrupted);
   ASSERT_EQ(rs.cases.size(), 2u);
   EXPECT_EQ(read_results_jsonl(opt.jsonl_path).results.size(), 2u);

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "backends/cuda/cuda_backends.h"
-#include "backends/cuda/cudnn/cudnn_api.h"
 #include "backends/cuda/cudnn/sdpa_graph.h"
+#include "runtime/cuda/cudnn_api.h"
 
 namespace fa2b {
 namespace {
@@ -49,7 +49,7 @@ class CudnnBackend final : public Backend {
     }
     constexpr std::int64_t kIntMax = 2147483647;
     if (c.T_q > kIntMax || c.T_k > kIntMax) return Support::no("T exceeds 2^31-1");
-    return forward_only(c, name());
+    return catalog_mode_support(c, name());
   }
 
   // Builds (or takes from the cache) the execution plan, allocates its workspace through the

@@ -1,7 +1,7 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
-#include "backends/cuda/cudnn/cudnn_api.h"
+#include "runtime/cuda/cudnn_api.h"
 #include "runtime/device_info.h"
 
 namespace fa2b {

@@ -2,7 +2,7 @@
 // lowers to), its execution plan, and a variant pack bound to one case's buffers.
 #pragma once
 
-#include "backends/cuda/cudnn/cudnn_api.h"
+#include "runtime/cuda/cudnn_api.h"
 
 #if FA2BENCH_HAVE_CUDNN_HEADERS
 #include <cstdint>

@@ -1,9 +1,9 @@
+#include "io/atomic_file.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
-
-#include "report/report.h"
 
 namespace fa2b {
 

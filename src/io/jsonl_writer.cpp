@@ -1,10 +1,11 @@
 // Streaming results: one compact JSON line per finished case, flushed at once.
+#include "io/jsonl_writer.h"
+
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
 
-#include "report/json_detail.h"
-#include "report/report.h"
+#include "io/json_detail.h"
 
 namespace fa2b {
 
@@ -17,7 +18,7 @@ JsonlWriter::~JsonlWriter() {
 }
 
 void JsonlWriter::append(const CaseResult& r) {
-  const std::string line = report_detail::ordered_json_of(r).dump(
+  const std::string line = json_detail::ordered_json_of(r).dump(
                                -1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
                            "\n";
   if (std::fwrite(line.data(), 1, line.size(), f_) != line.size() || std::fflush(f_) != 0)

@@ -1,4 +1,4 @@
-// Internal to src/report/ (and compare's JSON rendering): how results JSON is built.
+// Internal to io/ (and compare's JSON rendering): how results JSON is built.
 //
 // Numbers JSON cannot hold: NaN is written as null, +inf and -inf as the strings "inf" and
 // "-inf"; the loader reads them back (and also accepts the string "nan"), so a write/load
@@ -11,7 +11,7 @@
 
 #include "core/result.h"
 
-namespace fa2b::report_detail {
+namespace fa2b::json_detail {
 
 template <class J>
 J number_json(double v) {
@@ -24,4 +24,4 @@ nlohmann::ordered_json ordered_json_of(const CaseResult& r);
 nlohmann::ordered_json ordered_json_of(const Verdict& v);
 nlohmann::ordered_json ordered_json_of(const ResultSet& rs);
 
-}  // namespace fa2b::report_detail
+}  // namespace fa2b::json_detail

@@ -1,14 +1,17 @@
 // JSON results writer (schema "fa2bench/results/1"; see docs/results_schema.md).
+#include "io/results_json.h"
+
 #include <nlohmann/json.hpp>
 
-#include "report/json_detail.h"
-#include "report/report.h"
+#include "core/backend_catalog.h"
+#include "io/atomic_file.h"
+#include "io/json_detail.h"
 
 namespace fa2b {
 
+using json_detail::number_json;
 using nlohmann::json;
 using nlohmann::ordered_json;
-using report_detail::number_json;
 
 namespace {
 
@@ -130,8 +133,8 @@ J conventions() {
   j["workspace_bytes"] = "tracked peak beyond Q, K, V, O and LSE (and dO, dQ, dK, dV)";
   j["saved_bytes"] =
       "training modes: predicted bytes the forward keeps for the backward; the float32 LSE "
-      "(O is an output anyway and not counted), plus P in the input dtype for naive, standard "
-      "and cpu-naive";
+      "(O is an output anyway and not counted), plus P in the input dtype for " +
+      catalog_names_prose(materialises_scores);
   j["predicted_bytes"] = "the shape algebra's prediction of peak_bytes";
   j["requested_bytes"] = "status oom: the size of the allocation that failed";
   j["accuracy"] =
@@ -197,7 +200,7 @@ J set_json(const ResultSet& rs) {
 
 }  // namespace
 
-namespace report_detail {
+namespace json_detail {
 ordered_json ordered_json_of(const CaseResult& r) {
   return case_json<ordered_json>(r);
 }
@@ -207,7 +210,7 @@ ordered_json ordered_json_of(const Verdict& v) {
 ordered_json ordered_json_of(const ResultSet& rs) {
   return set_json<ordered_json>(rs);
 }
-}  // namespace report_detail
+}  // namespace json_detail
 
 json params_json(const Case& c) {
   return params_block<json>(c);
@@ -225,8 +228,8 @@ json to_json(const ResultSet& rs) {
 
 std::string results_json_text(const ResultSet& rs) {
   // Invalid UTF-8 in a reason string (e.g. from a driver message) is replaced, not fatal.
-  return report_detail::ordered_json_of(rs).dump(2, ' ', false,
-                                                 ordered_json::error_handler_t::replace) +
+  return json_detail::ordered_json_of(rs).dump(2, ' ', false,
+                                               ordered_json::error_handler_t::replace) +
          "\n";
 }
 

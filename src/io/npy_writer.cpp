@@ -1,4 +1,4 @@
-#include "report/npy_writer.h"
+#include "io/npy_writer.h"
 
 #include <cerrno>
 #include <cstdio>

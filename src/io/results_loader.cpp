@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "io/json_input.h"
-#include "report/report.h"
+#include "io/results_json.h"
 
 namespace fa2b {
 

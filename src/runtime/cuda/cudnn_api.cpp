@@ -1,4 +1,4 @@
-#include "backends/cuda/cudnn/cudnn_api.h"
+#include "runtime/cuda/cudnn_api.h"
 
 #include <dlfcn.h>
 #include <fmt/format.h>

@@ -1,0 +1,188 @@
+#include "core/backend_catalog.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "core/shape_algebra.h"
+
+namespace fa2b {
+namespace {
+
+// A function, not a namespace-scope constant: test binaries add catalog entries from static
+// initialisers, which may run before this file's constants are constructed.
+std::vector<Mode> all_modes() {
+  return {Mode::fwd, Mode::bwd, Mode::fwd_bwd};
+}
+
+// The backward workspaces, per backend (beyond the forward's buffers; kernels/*/..._bwd.h).
+
+// fa2: its float32 dQ accumulator and the row sums, 4*B*H*T_q*(D + 1) (kernels/fa2/fa2_bwd.h).
+std::int64_t fa2_backward_workspace(const Case& c) {
+  return 4 * c.B * c.H * c.T_q * (c.D + 1);
+}
+// The CUDA naive backward keeps dP (float32) and dS (input dtype) beside the forward's S and P,
+// padded as its S and P are (kernels/naive/naive_bwd.h).
+std::int64_t naive_backward_workspace(const Case& c) {
+  return stored_score_matrix_bytes(c, ScoreStorage::padded_rows, 4) +
+         stored_score_matrix_bytes(c, ScoreStorage::padded_rows, dtype_bytes(c.dtype));
+}
+// standard: dP and dS as naive's, each allocation rounded to 256 bytes, plus float32 dK/dV
+// accumulators under grouped-query attention (kernels/standard/standard_bwd.h).
+std::int64_t standard_backward_workspace(const Case& c) {
+  std::int64_t bytes = aligned_256(score_matrix_bytes(c, 4)) +
+                       aligned_256(score_matrix_bytes(c, dtype_bytes(c.dtype)));
+  if (c.H != c.H_kv) bytes += 2 * aligned_256(4 * c.B * c.H_kv * c.T_k * c.D);
+  return bytes;
+}
+// cudnn has no backward here yet: nothing is modelled.
+std::int64_t no_backward_workspace(const Case&) {
+  return 0;
+}
+
+BackendEntry entry(std::string name, BackendDevice device, std::string cpu, ScoreStorage scores,
+                   std::int64_t (*backward)(const Case&), std::string backward_note,
+                   std::vector<Mode> modes, std::string description) {
+  BackendEntry e;
+  e.name = std::move(name);
+  e.device = device;
+  e.cpu_counterpart = std::move(cpu);
+  e.scores = scores;
+  e.backward_workspace_bytes = backward;
+  e.backward_workspace_note = std::move(backward_note);
+  e.modes = std::move(modes);
+  e.description = std::move(description);
+  return e;
+}
+
+std::deque<BackendEntry> built_in_entries() {
+  using D = BackendDevice;
+  using S = ScoreStorage;
+  std::deque<BackendEntry> e;
+  e.push_back(entry("naive", D::cuda, "cpu-naive", S::padded_rows, naive_backward_workspace,
+                    "dP (fp32) and dS beside S and P, rows padded as theirs", all_modes(),
+                    "standard attention in our own kernels: S = scale·QKᵀ materialised in "
+                    "float32, a masked row softmax producing P in the input dtype, then O = PV "
+                    "(tensor-core GEMM tiles); its backward materialises dP and dS the same way"));
+  e.push_back(entry("fa2", D::cuda, "cpu-flash", S::streams, fa2_backward_workspace,
+                    "fp32 dQ accumulator and row sums, 4*B*H*T_q*(D+1)", all_modes(),
+                    "our FlashAttention-2: one CTA per (query tile, batch, head), K/V tiles "
+                    "streamed through shared memory with `cp.async`, scores and the online "
+                    "softmax state in registers, tensor cores through `mma.sync` m16n8k16 and "
+                    "`ldmatrix`; writes the logsumexp, from which its backward recomputes P"));
+  e.push_back(entry("standard", D::cuda, "cpu-naive", S::dense, standard_backward_workspace,
+                    "dP (fp32) and dS beside S and P; fp32 dK, dV accumulators when H_kv < H",
+                    all_modes(),
+                    "what PyTorch's MATH backend does, done well: S = scale·QKᵀ by cuBLAS in "
+                    "float32, one masked softmax kernel writing P and the LSE, then O = PV by "
+                    "cuBLAS; S, P and the cuBLAS workspace are tracked"));
+  e.back().forward_workspace_bytes = kStandardCublasWorkspaceBytes;
+  e.push_back(entry("cudnn", D::cuda, "", S::streams, no_backward_workspace,
+                    "none (no backward yet)", {Mode::fwd},
+                    "cuDNN's fused flash attention forward through the backend graph API, with "
+                    "the logsumexp; `libcudnn.so.9` loaded at run time"));
+  e.push_back(entry("cpu-naive", D::cpu, "", S::dense, row_sums_bytes,
+                    "row sums, 4*B*H*T_q (dP and dS reuse S's buffer)", all_modes(),
+                    "standard attention on the host, S and P materialised through the tracker"));
+  e.push_back(entry("cpu-flash", D::cpu, "", S::streams, row_sums_bytes, "row sums, 4*B*H*T_q",
+                    all_modes(),
+                    "the FlashAttention-2 algorithm on the host: tiles, online softmax, O(T·D) "
+                    "extra memory; multithreaded; fp16/bf16 storage emulated with "
+                    "round-to-nearest-even"));
+  return e;
+}
+
+std::deque<BackendEntry>& catalog() {
+  static std::deque<BackendEntry> entries = built_in_entries();
+  return entries;
+}
+
+std::vector<std::string>& names() {
+  static std::vector<std::string> list = [] {
+    std::vector<std::string> out;
+    for (const BackendEntry& e : catalog()) out.push_back(e.name);
+    return out;
+  }();
+  return list;
+}
+
+}  // namespace
+
+std::string_view to_string(BackendDevice d) {
+  return d == BackendDevice::cuda ? "cuda" : "cpu";
+}
+
+std::string_view to_string(ScoreStorage s) {
+  switch (s) {
+    case ScoreStorage::streams:
+      return "streams";
+    case ScoreStorage::dense:
+      return "materialises";
+    case ScoreStorage::padded_rows:
+      return "materialises (rows padded)";
+  }
+  return "streams";
+}
+
+bool materialises_scores(ScoreStorage s) {
+  return s != ScoreStorage::streams;
+}
+
+bool materialises_scores(const BackendEntry& e) {
+  return materialises_scores(e.scores);
+}
+
+bool supports_mode(const BackendEntry& e, Mode m) {
+  return std::find(e.modes.begin(), e.modes.end(), m) != e.modes.end();
+}
+
+const std::deque<BackendEntry>& backend_catalog() {
+  return catalog();
+}
+
+const BackendEntry* find_backend_entry(std::string_view name) {
+  for (const BackendEntry& e : catalog())
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+void add_backend_entry(BackendEntry entry) {
+  if (entry.name.empty()) throw std::invalid_argument("a backend needs a name");
+  if (find_backend_entry(entry.name))
+    throw std::invalid_argument("backend \"" + entry.name + "\" is already in the catalog");
+  if (!entry.backward_workspace_bytes)
+    throw std::invalid_argument("backend \"" + entry.name +
+                                "\" needs a backward workspace formula");
+  if (!supports_mode(entry, Mode::fwd))
+    throw std::invalid_argument("backend \"" + entry.name + "\" must support mode fwd");
+  names();  // built from the built-ins before the new entry is added
+  names().push_back(entry.name);
+  catalog().push_back(std::move(entry));
+}
+
+const std::vector<std::string>& known_backend_names() {
+  return names();
+}
+
+bool is_device_backend(std::string_view name) {
+  const BackendEntry* e = find_backend_entry(name);
+  return e && e->device == BackendDevice::cuda;
+}
+
+std::string cpu_counterpart(std::string_view name) {
+  const BackendEntry* e = find_backend_entry(name);
+  return e ? e->cpu_counterpart : std::string();
+}
+
+std::string catalog_names_prose(bool (*keep)(const BackendEntry&)) {
+  std::vector<std::string> kept;
+  for (const BackendEntry& e : catalog())
+    if (keep(e)) kept.push_back(e.name);
+  std::string out;
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    if (i > 0) out += i + 1 == kept.size() ? " and " : ", ";
+    out += kept[i];
+  }
+  return out;
+}
+
+}  // namespace fa2b

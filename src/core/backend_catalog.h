@@ -1,0 +1,79 @@
+// The backend catalog: every fact about a backend that does not need its code. Config
+// validation, the shape algebra, `plan`, `--help` and `fa2bench backends` (which prints the
+// README's backends table) read it; src/backends/registry.cpp binds a factory to each name. It
+// lives in core so that parsing a config or predicting memory never depends on the backends
+// themselves.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/case.h"
+
+namespace fa2b {
+
+enum class BackendDevice { cuda, cpu };
+
+// How a backend's forward holds the T_q x T_k scores, which decides what it allocates and what
+// it keeps for the backward.
+enum class ScoreStorage {
+  // Never materialised: tiles in registers or shared memory. Keeps only O and the LSE for the
+  // backward, which recomputes P from Q, K and the LSE.
+  streams,
+  // S in float32 and P in the input dtype, one [B, H, T_q, T_k] buffer each; P is kept for the
+  // backward, whose dP and dS reuse S's buffer (CPU) or sit beside it (CUDA).
+  dense,
+  // As dense, with each row padded to a multiple of 8 elements (16-byte aligned rows) and each
+  // matrix rounded up to 256 bytes: how the CUDA naive kernels allocate.
+  padded_rows,
+};
+
+struct BackendEntry {
+  std::string name;
+  BackendDevice device = BackendDevice::cpu;
+  // The CPU backend that stands in for this one on the CPU target ("fa2" -> "cpu-flash"); empty
+  // when there is none (the case is then unsupported there).
+  std::string cpu_counterpart;
+  ScoreStorage scores = ScoreStorage::streams;
+  // Tracked workspace the forward allocates for every case beyond the scores (standard: the
+  // cuBLAS workspace).
+  std::int64_t forward_workspace_bytes = 0;
+  // Tracked workspace the backward needs beyond the forward's buffers, for a case in a training
+  // mode. Never null.
+  std::int64_t (*backward_workspace_bytes)(const Case&) = nullptr;
+  // That formula in words, for `plan` and `fa2bench backends`.
+  std::string backward_workspace_note;
+  // The modes its supports() can say yes to; fwd always among them.
+  std::vector<Mode> modes;
+  // One line for `fa2bench backends` and the README table.
+  std::string description;
+};
+
+std::string_view to_string(BackendDevice);
+std::string_view to_string(ScoreStorage);
+bool materialises_scores(ScoreStorage);
+bool materialises_scores(const BackendEntry&);
+bool supports_mode(const BackendEntry&, Mode);
+
+// The built-in backends in their canonical order (the order of every list printed from it),
+// then any added with add_backend_entry. A deque: adding an entry moves none of the others.
+const std::deque<BackendEntry>& backend_catalog();
+// nullptr when the name is not in the catalog.
+const BackendEntry* find_backend_entry(std::string_view name);
+// Adds a backend to this process's catalog, before any config is parsed: test binaries add
+// toy and deliberately broken backends. Throws std::invalid_argument on an empty or taken
+// name, a missing backward_workspace_bytes or a mode list without fwd.
+void add_backend_entry(BackendEntry entry);
+
+// The names of backend_catalog(), in its order.
+const std::vector<std::string>& known_backend_names();
+bool is_device_backend(std::string_view name);
+// The entry's cpu_counterpart; empty for an unknown name.
+std::string cpu_counterpart(std::string_view name);
+// "naive, standard and cpu-naive": the catalog's names whose entries pass `keep`, for prose.
+std::string catalog_names_prose(bool (*keep)(const BackendEntry&));
+
+}  // namespace fa2b

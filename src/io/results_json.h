@@ -1,0 +1,35 @@
+// Results as JSON (schema "fa2bench/results/1"; see docs/results_schema.md), both ways: what
+// results.json, results.jsonl, sweep.json and an isolated child's result file hold. In io, not
+// report, because the runner streams and resumes with the same serialisation the reports read.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "core/result.h"
+
+namespace fa2b {
+
+// A case's shape parameters (B, H, H_kv, T_q, T_k, D, dtype, causal, layout, mode).
+nlohmann::json params_json(const Case& c);
+nlohmann::json to_json(const CaseResult& r);
+nlohmann::json to_json(const Verdict& v);
+nlohmann::json to_json(const ResultSet& rs);
+CaseResult case_result_from_json(const nlohmann::json& j);  // throws ResultsFileError
+ResultSet result_set_from_json(const nlohmann::json& j);    // throws ResultsFileError
+
+// A results file that cannot be used: message names the file and the place.
+class ResultsFileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+ResultSet load_results(const std::string& path);
+
+// The text of results.json: pretty-printed, ends with a newline.
+std::string results_json_text(const ResultSet& rs);
+// Written to "<path>.tmp" and renamed (io/atomic_file.h), so a crash never leaves half a file.
+void write_results_json(const ResultSet& rs, const std::string& path);
+
+}  // namespace fa2b

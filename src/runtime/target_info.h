@@ -1,0 +1,16 @@
+// What the runner and the backends know about the place a case runs on. It lives in runtime
+// (which fills it from the device queries) so that runtime needs nothing from the backends.
+#pragma once
+
+#include <cstdint>
+
+namespace fa2b {
+
+struct TargetInfo {
+  bool cuda = false;
+  int cc_major = 0, cc_minor = 0;  // CUDA devices only
+  std::int64_t memory_bytes = 0;
+  int cpu_threads = 1;
+};
+
+}  // namespace fa2b

@@ -1,0 +1,82 @@
+# The dependency order of the source folders (README, Development): a folder may include only
+# its own layer and the layers before it, never one after it.
+#   core -> runtime -> kernels -> backends -> verify -> io -> runner -> config/checks -> report
+#        -> compare -> cli (and main.cpp)
+# Every #include "..." under src/ and kernels/ is checked; the test fails on any include that
+# points up the order and is not in ALLOWED below.
+source "$(dirname "$0")/lib.sh"
+
+# Layer of a folder (src/<folder>, or kernels/ for every kernel folder) or of an include's first
+# path component; empty for what is no layer of ours (generated build_info.h, system headers).
+rank_of() {
+  case "$1" in
+    core) echo 0 ;;
+    runtime) echo 1 ;;
+    kernels | common | fa2 | naive | standard) echo 2 ;;
+    backends) echo 3 ;;
+    verify) echo 4 ;;
+    io) echo 5 ;;
+    runner) echo 6 ;;
+    config | checks) echo 7 ;;
+    report) echo 8 ;;
+    compare) echo 9 ;;
+    cli | main.cpp) echo 10 ;;
+    *) echo "" ;;
+  esac
+}
+
+# Known inversions, "<file> -> <included>", each with a comment saying why it is still there.
+# None today; an entry that stops matching fails the test (see the end).
+ALLOWED=()
+
+# Arrows the order permits but that must not exist: "<layer> -> <included layer>", and why.
+FORBIDDEN=(
+  # Parsing a config needs backend names only, which the catalog in core has.
+  "config -> backends"
+)
+
+cd "$SRC" || fail "no source tree at $SRC"
+violations=0
+checked=0
+while IFS= read -r file; do
+  if [[ $file == kernels/* ]]; then
+    layer=kernels
+  else
+    layer=${file#src/}
+    layer=${layer%%/*}
+  fi
+  own=$(rank_of "$layer")
+  [ -n "$own" ] || fail "$file: folder '$layer' has no place in the order (add it to rank_of)"
+  while IFS= read -r inc; do
+    target=$(rank_of "${inc%%/*}")
+    [ -n "$target" ] || continue
+    checked=$((checked + 1))
+    for f in "${FORBIDDEN[@]}"; do
+      if [ "$f" = "$layer -> ${inc%%/*}" ]; then
+        echo "layering: $file -> $inc (forbidden: $f)" >&2
+        violations=$((violations + 1))
+      fi
+    done
+    if [ "$target" -gt "$own" ]; then
+      entry="$file -> $inc"
+      allowed=0
+      for a in "${ALLOWED[@]+"${ALLOWED[@]}"}"; do [ "$a" = "$entry" ] && allowed=1; done
+      if [ "$allowed" -eq 0 ]; then
+        echo "layering: $entry (a $layer file includes a later layer)" >&2
+        violations=$((violations + 1))
+      fi
+    fi
+  done < <(sed -nE 's/^[[:space:]]*#[[:space:]]*include[[:space:]]+"([^"]+)".*/\1/p' "$file")
+done < <(find src kernels -type f \( -name '*.h' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \) | sort)
+
+# An allowlist entry that no longer matches is stale: remove it so the inversion cannot return.
+for a in "${ALLOWED[@]+"${ALLOWED[@]}"}"; do
+  f=${a%% -> *}
+  inc=${a#* -> }
+  grep -qE "^[[:space:]]*#[[:space:]]*include[[:space:]]+\"$inc\"" "$f" 2>/dev/null ||
+    { echo "layering: stale allowlist entry: $a" >&2; violations=$((violations + 1)); }
+done
+
+[ "$checked" -gt 100 ] || fail "only $checked includes checked: is the tree at $SRC?"
+[ "$violations" -eq 0 ] || fail "$violations include(s) against the layer order"
+echo "ok ($checked includes checked)"
