@@ -4,7 +4,8 @@
 
 #include "cli/commands.h"
 #include "report/export_formats.h"
-#include "report/report.h"
+#include "io/atomic_file.h"
+#include "io/results_json.h"
 
 namespace fa2b {
 namespace {

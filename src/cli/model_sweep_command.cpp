@@ -8,7 +8,7 @@
 #include "cli/model_commands.h"
 #include "cli/tables.h"
 #include "model/model_runner.h"
-#include "report/report.h"
+#include "io/atomic_file.h"
 
 namespace fa2b {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <map>
 
-#include "backends/backend.h"
+#include "core/backend_catalog.h"
 #include "config/config_internal.h"
 #include "core/model_plan.h"
 

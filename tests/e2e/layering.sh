@@ -1,6 +1,6 @@
 # The dependency order of the source folders (README, Development): a folder may include only
 # its own layer and the layers before it, never one after it.
-#   core -> runtime -> kernels -> backends -> verify -> io -> runner -> config/checks -> report
+#   core -> runtime -> kernels -> backends -> verify -> io -> runner/model -> config/checks -> report
 #        -> compare -> cli (and main.cpp)
 # Every #include "..." under src/ and kernels/ is checked; the test fails on any include that
 # points up the order and is not in ALLOWED below.
@@ -16,7 +16,7 @@ rank_of() {
     backends) echo 3 ;;
     verify) echo 4 ;;
     io) echo 5 ;;
-    runner) echo 6 ;;
+    runner | model) echo 6 ;;
     config | checks) echo 7 ;;
     report) echo 8 ;;
     compare) echo 9 ;;

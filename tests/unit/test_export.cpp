@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "report/export_formats.h"
+#include "io/results_json.h"
 #include "report/report.h"
 
 namespace fa2b {
