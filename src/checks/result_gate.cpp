@@ -142,6 +142,38 @@ std::vector<GateProblem> audit_result_set(const ResultSet& rs, const Config* con
   return problems;
 }
 
+void defer_cross_shard_checks(const ResultSet& rs, const Config& config,
+                              std::vector<Verdict>& verdicts) {
+  if (rs.shard_count <= 1) return;
+  std::vector<Case> cases = cases_for_target(config.cases, rs.target);
+  if (!rs.filter.empty()) {
+    std::string error;
+    const std::optional<CaseRegex> filter = CaseRegex::compile(rs.filter, &error);
+    if (!filter) return;  // audit_result_set names a recorded filter that does not compile
+    std::vector<Case> kept;
+    for (const Case& c : cases)
+      if (filter_keeps(*filter, c)) kept.push_back(c);
+    cases = std::move(kept);
+  }
+  std::set<std::string> in_shard;
+  for (const Case& c : shard_cases(cases, Shard{rs.shard_index, rs.shard_count}))
+    in_shard.insert(case_key(c));
+  for (std::size_t i = 0; i < config.checks.size() && i < verdicts.size(); ++i) {
+    std::size_t selected = 0, elsewhere = 0;
+    for (const Case& c : cases) {
+      if (!config.checks[i].select.matches(c)) continue;
+      ++selected;
+      if (in_shard.count(case_key(c)) == 0) ++elsewhere;
+    }
+    if (elsewhere == 0) continue;
+    Verdict& v = verdicts[i];
+    v.verdict = VerdictKind::deferred;
+    v.detail = fmt::format(
+        "selects {} in other shards than {}/{} ({} in all): judged when `merge` joins the shards",
+        checks::plural(elsewhere, "case"), rs.shard_index, rs.shard_count, selected);
+  }
+}
+
 void explain_filtered_selections(const ResultSet& rs, const Config& config,
                                  std::vector<Verdict>& verdicts) {
   if (rs.filter.empty()) return;

@@ -58,6 +58,13 @@ void apply_gate(const std::vector<GateProblem>& problems, const std::vector<Chec
 // target holds some, all removed by the recorded --filter: their verdict (an error, "no case
 // matches the selection ...") says the filter removed them, so a filtered run's failure reads
 // as what it is. `verdicts` as for apply_gate, before it.
+// `sweep --shard I/N`: a check whose selection holds cases of other shards cannot be judged on
+// this shard's cases; its verdict becomes `deferred` (shown, counted, never a failure), and
+// `merge` judges it on all of them. Call after evaluate_checks and before apply_gate, so a
+// crashed or missing case of this shard still makes the check `error`.
+void defer_cross_shard_checks(const ResultSet& rs, const Config& config,
+                              std::vector<Verdict>& verdicts);
+
 void explain_filtered_selections(const ResultSet& rs, const Config& config,
                                  std::vector<Verdict>& verdicts);
 

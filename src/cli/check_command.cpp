@@ -59,6 +59,7 @@ int run_check(const CheckArgs& a) {
   }
   if (!config) return kExitUsage;
   rs.checks = evaluate_checks(config->checks, rs.cases);
+  defer_cross_shard_checks(rs, *config, rs.checks);
   explain_filtered_selections(rs, *config, rs.checks);
   const std::vector<GateProblem> problems =
       audit_result_set(rs, &*config, GateOptions{config->allow_case_errors, false});

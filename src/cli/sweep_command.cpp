@@ -265,6 +265,7 @@ int run_sweep_command(SweepArgs a) {
   const bool interrupted = rs.interrupted;
   rs.filter = a.filter;
   rs.checks = evaluate_checks(config->checks, rs.cases);
+  defer_cross_shard_checks(rs, *config, rs.checks);
   explain_filtered_selections(rs, *config, rs.checks);
   // The gates' one rule: cases in error/timeout (unless the config allows them), or ok cases
   // without a usable median, fail the sweep even when no check selects them or overrides

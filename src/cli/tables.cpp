@@ -50,14 +50,20 @@ void print_verdict_table(const std::vector<Verdict>& verdicts) {
                num(v.measured, "{:.4g}"), v.threshold);
     if (v.verdict != VerdictKind::pass && !v.detail.empty()) fmt::print("    {}\n", v.detail);
   }
-  int pass = 0;
-  for (const Verdict& v : verdicts) pass += v.verdict == VerdictKind::pass ? 1 : 0;
-  fmt::print("{} of {} checks passed\n", pass, verdicts.size());
+  int pass = 0, deferred = 0;
+  for (const Verdict& v : verdicts) {
+    pass += v.verdict == VerdictKind::pass ? 1 : 0;
+    deferred += v.verdict == VerdictKind::deferred ? 1 : 0;
+  }
+  fmt::print("{} of {} checks passed", pass, verdicts.size() - deferred);
+  if (deferred > 0) fmt::print(" ({} deferred to the merge of the shards)", deferred);
+  fmt::print("\n");
 }
 
 int verdict_exit_code(const std::vector<Verdict>& verdicts) {
   for (const Verdict& v : verdicts)
-    if (v.verdict != VerdictKind::pass) return kExitCheckFailed;
+    if (v.verdict != VerdictKind::pass && v.verdict != VerdictKind::deferred)
+      return kExitCheckFailed;
   return kExitOk;
 }
 

@@ -44,6 +44,8 @@ std::string_view to_string(VerdictKind v) {
       return "fail";
     case VerdictKind::error:
       return "error";
+    case VerdictKind::deferred:
+      return "deferred";
   }
   return "?";
 }

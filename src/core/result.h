@@ -76,7 +76,9 @@ struct CaseResult {
   Accuracy accuracy;
 };
 
-enum class VerdictKind { pass, fail, error };
+// deferred: a check of a shard (`sweep --shard I/N`) that selects cases of other shards; it is
+// shown and counted but judged only by `merge`, so it never fails a shard's exit code.
+enum class VerdictKind { pass, fail, error, deferred };
 std::string_view to_string(VerdictKind);
 
 struct Verdict {

@@ -153,15 +153,17 @@ J summary(const ResultSet& rs) {
   s["cases"] = rs.cases.size();
   for (Status st : {Status::ok, Status::unsupported, Status::oom, Status::error, Status::timeout})
     s[std::string(to_string(st))] = by_status[static_cast<int>(st)];
-  std::size_t pass = 0, fail = 0, error = 0;
+  std::size_t pass = 0, fail = 0, error = 0, deferred = 0;
   for (const Verdict& v : rs.checks) {
     if (v.verdict == VerdictKind::pass) ++pass;
     if (v.verdict == VerdictKind::fail) ++fail;
     if (v.verdict == VerdictKind::error) ++error;
+    if (v.verdict == VerdictKind::deferred) ++deferred;
   }
   s["checks_pass"] = pass;
   s["checks_fail"] = fail;
   s["checks_error"] = error;
+  s["checks_deferred"] = deferred;
   return s;
 }
 

@@ -269,8 +269,11 @@ Verdict read_verdict(const Reader& rd, const json& j, const std::string& at) {
     v.verdict = VerdictKind::fail;
   } else if (verdict == "error") {
     v.verdict = VerdictKind::error;
+  } else if (verdict == "deferred") {
+    v.verdict = VerdictKind::deferred;
   } else {
-    rd.fail(at + "/verdict", fmt::format("unknown verdict \"{}\" (pass, fail, error)", verdict));
+    rd.fail(at + "/verdict",
+            fmt::format("unknown verdict \"{}\" (pass, fail, error, deferred)", verdict));
   }
   rd.opt_double(j, at, "measured", v.measured);
   rd.opt_string(j, at, "threshold", v.threshold);

@@ -177,7 +177,8 @@ std::string summary_md_text(const ResultSet& rs, const std::string& baseline) {
   out += "| Verdict | Name | Measured | Threshold | Detail |\n|---|---|---:|---|---|\n";
   for (const Verdict& v : rs.checks) {
     std::string verdict(to_string(v.verdict));
-    if (v.verdict != VerdictKind::pass) verdict = "**" + verdict + "**";
+    if (v.verdict == VerdictKind::fail || v.verdict == VerdictKind::error)
+      verdict = "**" + verdict + "**";
     out += fmt::format("| {} | {} | {} | {} | {} |\n", verdict, md_cell(v.name), sig(v.measured),
                        md_cell(v.threshold), md_cell(v.detail));
   }
