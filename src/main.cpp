@@ -14,8 +14,10 @@ int main(int argc, char** argv) {
           "fa2bench: how fast, how much memory, how exact? FlashAttention-2 against standard\n"
           "attention on your GPU (or the CPU target when there is none).\n\n"
           "Backends: {} (fa2bench backends says what each is).\n\n"
-          "Exit codes: 0 every check passed; 1 a check failed; 2 usage or config error (nothing\n"
-          "ran); 3 runtime failure (no usable device, a CUDA error that aborted the sweep).\n\n"
+          "Exit codes: 0 every check passed (deferred shard checks included); 1 a check failed\n"
+          "or the results cannot be trusted (incomplete, a case in error/timeout); 2 usage or\n"
+          "config error (nothing ran); 3 runtime failure (no usable device, a CUDA error that\n"
+          "aborted the sweep); 130 sweep interrupted by SIGINT/SIGTERM (continue with --resume).\n\n"
           "Start with:  fa2bench sweep            (built-in quickstart sweep)\n"
           "             fa2bench plan --config configs/seed_notebook.json",
           fmt::join(fa2b::known_backend_names(), ", ")),
