@@ -17,7 +17,8 @@ int main(int argc, char** argv) {
           "Exit codes: 0 every check passed (deferred shard checks included); 1 a check failed\n"
           "or the results cannot be trusted (incomplete, a case in error/timeout); 2 usage or\n"
           "config error (nothing ran); 3 runtime failure (no usable device, a CUDA error that\n"
-          "aborted the sweep); 130 sweep interrupted by SIGINT/SIGTERM (continue with --resume).\n\n"
+          "aborted the sweep); 130 sweep interrupted by SIGINT/SIGTERM (continue with "
+          "--resume).\n\n"
           "Start with:  fa2bench sweep            (built-in quickstart sweep)\n"
           "             fa2bench plan --config configs/seed_notebook.json",
           fmt::join(fa2b::known_backend_names(), ", ")),

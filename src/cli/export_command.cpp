@@ -3,9 +3,9 @@
 #include <cstdio>
 
 #include "cli/commands.h"
-#include "report/export_formats.h"
 #include "io/atomic_file.h"
 #include "io/results_json.h"
+#include "report/export_formats.h"
 
 namespace fa2b {
 namespace {

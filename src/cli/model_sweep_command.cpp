@@ -7,8 +7,8 @@
 #include "backends/backend.h"
 #include "cli/model_commands.h"
 #include "cli/tables.h"
-#include "model/model_runner.h"
 #include "io/atomic_file.h"
+#include "model/model_runner.h"
 
 namespace fa2b {
 

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <map>
 
-#include "core/backend_catalog.h"
 #include "config/config_internal.h"
+#include "core/backend_catalog.h"
 #include "core/model_plan.h"
 
 namespace fa2b::config_detail {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "report/export_formats.h"
 #include "io/results_json.h"
+#include "report/export_formats.h"
 #include "report/report.h"
 
 namespace fa2b {

@@ -3,5 +3,5 @@
 
 namespace fa2b {
 template cudaError_t run_fa2_bwd<__nv_bfloat16, 256>(const AttnBwdParams&, float*, float*,
-                                              cudaStream_t);
+                                                     cudaStream_t);
 }  // namespace fa2b

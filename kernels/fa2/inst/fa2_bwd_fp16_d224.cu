@@ -2,6 +2,5 @@
 #include "fa2/fa2_bwd_launch.cuh"
 
 namespace fa2b {
-template cudaError_t run_fa2_bwd<__half, 224>(const AttnBwdParams&, float*, float*,
-                                              cudaStream_t);
+template cudaError_t run_fa2_bwd<__half, 224>(const AttnBwdParams&, float*, float*, cudaStream_t);
 }  // namespace fa2b

@@ -27,10 +27,20 @@ BWD = """\
 #include "fa2/fa2_bwd_launch.cuh"
 
 namespace fa2b {{
-template cudaError_t run_fa2_bwd<{ctype}, {d}>(const AttnBwdParams&, float*, float*,
-                                              cudaStream_t);
+{decl}
 }}  // namespace fa2b
 """
+BWD_DECL = "template cudaError_t run_fa2_bwd<{ctype}, {d}>(const AttnBwdParams&, float*, float*, cudaStream_t);"
+COLUMN_LIMIT = 100  # .clang-format
+
+
+def wrap(line):
+    """Breaks a declaration the way clang-format does: at the last ", " that fits, the rest
+    aligned after the opening parenthesis."""
+    if len(line) <= COLUMN_LIMIT:
+        return line
+    cut = line.rindex(", ", 0, COLUMN_LIMIT) + 1
+    return line[:cut] + "\n" + " " * (line.index("(") + 1) + line[cut + 1:]
 
 PASSES = {"fwd": FWD, "bwd": BWD}
 
@@ -48,7 +58,8 @@ def units():
         for dtype, ctype in DTYPES.items():
             for d in head_dims():
                 path = HERE / f"fa2_{name}_{dtype}_d{d}.cu"
-                yield path, template.format(dtype=dtype, ctype=ctype, d=d)
+                decl = wrap(BWD_DECL.format(ctype=ctype, d=d))
+                yield path, template.format(dtype=dtype, ctype=ctype, d=d, decl=decl)
 
 
 def main():
