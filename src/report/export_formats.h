@@ -2,11 +2,26 @@
 // benchmark and other dashboards take it unchanged) and nvbench's markdown table layout.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/result.h"
 
 namespace fa2b {
+
+// A field of a results file's free-form block (tool, host, device), or `fallback` where the
+// block, the field or its type is not there (older or hand-made files).
+template <typename V>
+V block_field(const nlohmann::json& block, const char* key, V fallback) {
+  if (!block.is_object()) return fallback;
+  const auto it = block.find(key);
+  if (it == block.end()) return fallback;
+  try {
+    return it->get<V>();
+  } catch (const nlohmann::json::exception&) {
+    return fallback;
+  }
+}
 
 // google/benchmark JSON: a "context" block and one "benchmarks" entry per case, named
 // "fa2bench/<case id>", run_type "iteration", real_time = cpu_time = the median GPU (or CPU

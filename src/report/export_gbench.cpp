@@ -11,33 +11,19 @@ void put_finite(nlohmann::ordered_json& j, const char* key, double v) {
   if (std::isfinite(v)) j[key] = v;
 }
 
-// A string/number field of a free-form block, or `fallback` where the block or field is absent
-// (older files, hand-made ones).
-template <typename V>
-V field(const nlohmann::json& block, const char* key, V fallback) {
-  if (!block.is_object()) return fallback;
-  const auto it = block.find(key);
-  if (it == block.end()) return fallback;
-  try {
-    return it->get<V>();
-  } catch (const nlohmann::json::exception&) {
-    return fallback;
-  }
-}
-
 nlohmann::ordered_json context(const ResultSet& rs) {
   nlohmann::ordered_json c;
-  c["date"] = field<std::string>(rs.tool, "started", "");
-  c["host_name"] = field<std::string>(rs.host, "hostname", "");
+  c["date"] = block_field<std::string>(rs.tool, "started", "");
+  c["host_name"] = block_field<std::string>(rs.host, "hostname", "");
   c["executable"] = "fa2bench";
-  c["num_cpus"] = field<int>(rs.host, "cpu_threads", 0);
+  c["num_cpus"] = block_field<int>(rs.host, "cpu_threads", 0);
   c["mhz_per_cpu"] = 0;  // not recorded by fa2bench
   c["cpu_scaling_enabled"] = false;
   c["caches"] = nlohmann::ordered_json::array();
   c["library_build_type"] = "release";
   // Beyond google/benchmark's keys, what a reader needs to trust the numbers.
   c["fa2bench_target"] = rs.target;
-  c["fa2bench_device"] = field<std::string>(rs.device, "name", "");
+  c["fa2bench_device"] = block_field<std::string>(rs.device, "name", "");
   c["fa2bench_config"] = rs.config_path;
   c["fa2bench_config_sha256"] = rs.config_sha256;
   c["fa2bench_time_is"] = "median of CUDA-event (GPU) or steady-clock (CPU target) samples";

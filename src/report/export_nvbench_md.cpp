@@ -35,15 +35,8 @@ std::string nvbench_md_text(const ResultSet& rs) {
     if (by_sweep.find(r.c.sweep) == by_sweep.end()) sweeps.push_back(r.c.sweep);
     by_sweep[r.c.sweep].push_back(&r);
   }
-  const bool has_device = rs.device.is_object();
-  const std::string device =
-      has_device && rs.device.contains("name") && rs.device["name"].is_string()
-          ? rs.device["name"].get<std::string>()
-          : rs.target;
-  const int index =
-      has_device && rs.device.contains("index") && rs.device["index"].is_number_integer()
-          ? rs.device["index"].get<int>()
-          : 0;
+  const std::string device = block_field<std::string>(rs.device, "name", rs.target);
+  const int index = block_field<int>(rs.device, "index", 0);
   for (const std::string& sweep : sweeps) {
     out += fmt::format("\n## {}\n\n### [{}] {}\n\n", md_cell(sweep), index, md_cell(device));
     out +=

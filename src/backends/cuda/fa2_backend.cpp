@@ -14,9 +14,9 @@ class Fa2CudaBackend final : public Backend {
   bool on_device() const override { return true; }
 
   Support supports(const Case& c, const TargetInfo& t) const override {
-    const Support s = our_kernel_support(c, t, name(), fa2_fwd_supported);
-    if (!s.ok || !runs_backward(c.mode)) return s;
-    return our_kernel_support(c, t, name(), fa2_bwd_supported);
+    // The backward's rules include the forward's (the backward reads its O and LSE).
+    return our_kernel_support(c, t, name(),
+                              runs_backward(c.mode) ? fa2_bwd_supported : fa2_fwd_supported);
   }
 
   // The forward keeps only O and LSE (outputs anyway); the backward's fp32 dQ accumulator and

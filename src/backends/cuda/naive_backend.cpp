@@ -14,8 +14,8 @@ class NaiveCudaBackend final : public Backend {
   bool on_device() const override { return true; }
 
   Support supports(const Case& c, const TargetInfo& t) const override {
-    const Support s = our_kernel_support(c, t, name(), naive_supported);
-    if (!s.ok || !runs_backward(c.mode)) return s;
+    if (!runs_backward(c.mode)) return our_kernel_support(c, t, name(), naive_supported);
+    // The backward's rules include the forward's.
     return our_kernel_support(c, t, name(), [](const AttnParams& p, std::string* why) {
       AttnBwdParams b;
       b.fwd = p;
