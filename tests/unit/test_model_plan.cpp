@@ -4,22 +4,10 @@
 
 #include "core/model_plan.h"
 #include "core/shape_algebra.h"
+#include "tiny_model.h"
 
 namespace fa2b {
 namespace {
-
-ModelCase tiny(const std::string& backend) {
-  ModelCase m;
-  m.backend = m.role = backend;
-  m.layers = 2;
-  m.hidden = 64;
-  m.heads = m.H_kv = 4;
-  m.vocab = 97;
-  m.B = 2;
-  m.T = 33;
-  m.dtype = DType::fp32;
-  return m;
-}
 
 TEST(ModelPlan, ParameterCountsOfTheTinyModel) {
   const ModelParams p = model_params(tiny("cpu-naive"));

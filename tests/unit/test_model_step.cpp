@@ -11,22 +11,10 @@
 #include "model/model_step.h"
 #include "model_reference.h"
 #include "runtime/memory_tracker.h"
+#include "tiny_model.h"
 
 namespace fa2b {
 namespace {
-
-ModelCase tiny(const std::string& backend) {
-  ModelCase m;
-  m.backend = m.role = backend;
-  m.layers = 2;
-  m.hidden = 64;
-  m.heads = m.H_kv = 4;
-  m.vocab = 97;
-  m.B = 2;
-  m.T = 33;
-  m.dtype = DType::fp32;
-  return m;
-}
 
 constexpr std::uint64_t kSeed = 7;
 
