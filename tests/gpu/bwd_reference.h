@@ -295,6 +295,42 @@ void odd_length_sweep(DType dtype, int D, Run&& run) {
   }
 }
 
+// bshd with T_q != T_k under the causal mask, D = 64, 128, 256, both dtypes and masks.
+inline std::vector<Shape> bshd_shapes() {
+  std::vector<Shape> out;
+  for (DType dt : {DType::fp16, DType::bf16}) {
+    for (int D : {64, 128, 256}) {
+      for (bool causal : {false, true}) {
+        Shape s;
+        s.dtype = dt, s.D = D, s.causal = causal, s.B = 2, s.H = s.H_kv = 3;
+        s.T_q = 300;
+        s.T_k = causal ? 517 : 300;
+        s.layout = Layout::bshd;
+        out.push_back(s);
+      }
+    }
+  }
+  return out;
+}
+
+// Grouped-query heads: 8 over 2 (bhsd) and 8 over 1 (bshd, T_q != T_k), both dtypes and masks.
+inline std::vector<Shape> gqa_shapes() {
+  std::vector<Shape> out;
+  for (DType dt : {DType::fp16, DType::bf16}) {
+    for (bool causal : {false, true}) {
+      Shape s;
+      s.dtype = dt, s.D = 128, s.causal = causal, s.B = 2, s.H = 8, s.H_kv = 2;
+      s.T_q = s.T_k = 333;
+      out.push_back(s);
+      s.layout = Layout::bshd;
+      s.H_kv = 1;
+      s.T_q = 200;
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
 struct DtypeDim {
   DType dtype;
   int D;

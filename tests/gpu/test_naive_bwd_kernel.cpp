@@ -68,33 +68,11 @@ TEST_F(NaiveBwd, LongSequence) {
 }
 
 TEST_F(NaiveBwd, BshdLayout) {
-  for (DType dt : {DType::fp16, DType::bf16}) {
-    for (int D : {64, 128, 256}) {
-      for (bool causal : {false, true}) {
-        Shape s;
-        s.dtype = dt, s.D = D, s.causal = causal, s.B = 2, s.H = s.H_kv = 3;
-        s.T_q = 300;
-        s.T_k = causal ? 517 : 300;
-        s.layout = Layout::bshd;
-        run_and_check(s);
-      }
-    }
-  }
+  for (const Shape& s : bwd_test::bshd_shapes()) run_and_check(s);
 }
 
 TEST_F(NaiveBwd, GroupedQueryHeads) {
-  for (DType dt : {DType::fp16, DType::bf16}) {
-    for (bool causal : {false, true}) {
-      Shape s;
-      s.dtype = dt, s.D = 128, s.causal = causal, s.B = 2, s.H = 8, s.H_kv = 2;
-      s.T_q = s.T_k = 333;
-      run_and_check(s);
-      s.layout = Layout::bshd;
-      s.H_kv = 1;
-      s.T_q = 200;
-      run_and_check(s);
-    }
-  }
+  for (const Shape& s : bwd_test::gqa_shapes()) run_and_check(s);
 }
 
 // B*H = B*H_kv = 66000 > 65535: every stage loops over the (batch, head) pairs its grid's y
