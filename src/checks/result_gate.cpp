@@ -21,9 +21,9 @@ std::string case_key(const Case& c) {
   return c.sweep + "\x1f" + c.id();
 }
 
-// The cases `sweep` would have run for this set: expansion, target mapping, --filter, --shard.
-// Throws std::invalid_argument for a recorded filter that does not compile.
-std::vector<Case> expected_cases(const ResultSet& rs, const Config& config) {
+// The cases of the whole run this set belongs to: expansion, target mapping, --filter (every
+// shard of it). Throws std::invalid_argument for a recorded filter that does not compile.
+std::vector<Case> run_cases(const ResultSet& rs, const Config& config) {
   std::vector<Case> cases = cases_for_target(config.cases, rs.target);
   if (!rs.filter.empty()) {
     std::string error;
@@ -34,6 +34,12 @@ std::vector<Case> expected_cases(const ResultSet& rs, const Config& config) {
       if (filter_keeps(*filter, c)) kept.push_back(c);
     cases = std::move(kept);
   }
+  return cases;
+}
+
+// The cases `sweep` would have run for this set: run_cases, then its --shard.
+std::vector<Case> expected_cases(const ResultSet& rs, const Config& config) {
+  std::vector<Case> cases = run_cases(rs, config);
   if (rs.shard_count > 0) cases = shard_cases(cases, Shard{rs.shard_index, rs.shard_count});
   return cases;
 }
@@ -145,15 +151,11 @@ std::vector<GateProblem> audit_result_set(const ResultSet& rs, const Config* con
 void defer_cross_shard_checks(const ResultSet& rs, const Config& config,
                               std::vector<Verdict>& verdicts) {
   if (rs.shard_count <= 1) return;
-  std::vector<Case> cases = cases_for_target(config.cases, rs.target);
-  if (!rs.filter.empty()) {
-    std::string error;
-    const std::optional<CaseRegex> filter = CaseRegex::compile(rs.filter, &error);
-    if (!filter) return;  // audit_result_set names a recorded filter that does not compile
-    std::vector<Case> kept;
-    for (const Case& c : cases)
-      if (filter_keeps(*filter, c)) kept.push_back(c);
-    cases = std::move(kept);
+  std::vector<Case> cases;
+  try {
+    cases = run_cases(rs, config);
+  } catch (const std::invalid_argument&) {
+    return;  // audit_result_set names a recorded filter that does not compile
   }
   std::set<std::string> in_shard;
   for (const Case& c : shard_cases(cases, Shard{rs.shard_index, rs.shard_count}))
