@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "config/config_internal.h"
+#include "io/json_input.h"
 
 namespace fa2b {
 
@@ -22,18 +23,25 @@ ConfigError::ConfigError(std::vector<std::string> messages)
 
 namespace config_detail {
 
-std::string ptr(const std::string& base, std::string_view key) {
-  std::string out = base + "/";
-  for (char ch : key) {
-    if (ch == '~') {
-      out += "~0";
-    } else if (ch == '/') {
-      out += "~1";
-    } else {
-      out += ch;
+std::string sweep_name(const nlohmann::json& sweep, const std::string& sp,
+                       std::set<std::string>& names, Errors& errors) {
+  std::string name;
+  if (!sweep.contains("name")) {
+    errors.add(sp, "missing required \"name\" (a unique sweep name)");
+  } else if (auto n = get_string(sweep["name"], ptr(sp, "name"), errors)) {
+    name = *n;
+    if (!names.insert(name).second) {
+      errors.add(ptr(sp, "name"), "duplicate sweep name \"" + name + "\"; names must be unique");
     }
   }
-  return out;
+  if (sweep.contains("description") && !sweep["description"].is_string()) {
+    errors.add(ptr(sp, "description"), "expected a string, got " + show(sweep["description"]));
+  }
+  return name;
+}
+
+std::string ptr(const std::string& base, std::string_view key) {
+  return base + "/" + escape_pointer_token(key);
 }
 
 std::string ptr(const std::string& base, std::size_t index) {

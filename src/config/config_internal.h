@@ -40,6 +40,10 @@ class Errors {
 };
 
 // JSON pointer helpers: "/sweeps/0" + "grid" -> "/sweeps/0/grid" (escaping ~ and /).
+// A sweep's "name" (required, unique among `names`, which it joins) and its optional
+// "description" checked; "" when the name is missing or not a string (errors say which).
+std::string sweep_name(const nlohmann::json& sweep, const std::string& sp,
+                       std::set<std::string>& names, Errors& errors);
 std::string ptr(const std::string& base, std::string_view key);
 std::string ptr(const std::string& base, std::size_t index);
 

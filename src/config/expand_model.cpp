@@ -123,18 +123,7 @@ void expand_model_sweep(const json& sweep, const std::string& sp,
   const std::size_t before = errors.size();
   check_keys(sweep, sp, {"name", "description", "scope", "backends", "grid", "measure"},
              "transformer sweep key", errors);
-  std::string name;
-  if (!sweep.contains("name")) {
-    errors.add(sp, "missing required \"name\" (a unique sweep name)");
-  } else if (auto n = get_string(sweep["name"], ptr(sp, "name"), errors)) {
-    name = *n;
-    if (!names.insert(name).second) {
-      errors.add(ptr(sp, "name"), "duplicate sweep name \"" + name + "\"; names must be unique");
-    }
-  }
-  if (sweep.contains("description") && !sweep["description"].is_string()) {
-    errors.add(ptr(sp, "description"), "expected a string, got " + show(sweep["description"]));
-  }
+  const std::string name = sweep_name(sweep, sp, names, errors);
 
   std::vector<std::string> backends;
   const std::string bp = ptr(sp, "backends");

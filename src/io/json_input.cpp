@@ -52,20 +52,6 @@ std::size_t find_too_deep(std::string_view text, bool comments) {
   return std::string_view::npos;
 }
 
-std::string escape_pointer_token(std::string_view key) {
-  std::string out;
-  for (const char ch : key) {
-    if (ch == '~') {
-      out += "~0";
-    } else if (ch == '/') {
-      out += "~1";
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
-
 // nlohmann's DOM builder, plus where the parser is (for a JSON pointer in errors), a depth
 // guard (the pre-scan's twin: the parser itself never goes deeper) and duplicate keys.
 class GuardedSax {
@@ -246,6 +232,21 @@ json parse_json_input(std::string_view text, const std::string& source,
     throw e;
   }
   return root;
+}
+
+// RFC 6901: "~" becomes "~0" and "/" becomes "~1".
+std::string escape_pointer_token(std::string_view key) {
+  std::string out;
+  for (const char ch : key) {
+    if (ch == '~') {
+      out += "~0";
+    } else if (ch == '/') {
+      out += "~1";
+    } else {
+      out += ch;
+    }
+  }
+  return out;
 }
 
 }  // namespace fa2b

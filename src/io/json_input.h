@@ -59,4 +59,7 @@ nlohmann::json parse_json_input(std::string_view text, const std::string& source
 // `text` cut to kMaxEchoChars characters, saying how long it was when cut.
 std::string clip_echo(std::string_view text, std::size_t max_chars = kMaxEchoChars);
 
+// One JSON-pointer reference token for `key` (RFC 6901 escapes), as every error names places.
+std::string escape_pointer_token(std::string_view key);
+
 }  // namespace fa2b
