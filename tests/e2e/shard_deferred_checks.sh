@@ -34,4 +34,12 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["checks"] and all(v["verdict"] == "pass" for v in r["checks"]), r["checks"]
 PY
+# Deferring never hides a crash: a shard whose own cases crashed still exits 1.
+if [ -n "${FA2BENCH_FAULTY:-}" ]; then
+  rc=0
+  "$FA2BENCH_FAULTY" sweep --config "$cfg" --target cpu --shard 0/2 --isolate --quiet \
+    --backends faulty-segv,fa2 --out "$tmp/crashed" > "$tmp/crashed.out" 2>&1 || rc=$?
+  [ "$rc" -eq 1 ] || fail "a shard with crashed cases exited $rc, want 1"
+  grep -q "^deferred" "$tmp/crashed.out" || fail "the crashed shard lists no deferred check"
+fi
 echo "shard deferred checks: ok"
