@@ -58,11 +58,14 @@ struct Fa2BwdTraitsBase {
 // Measured on the H200 (results/NOTES.md, "fa2 backward"): 128-key blocks beat 64 by 12-35% at
 // D <= 128 (half the dQ atomics per FLOP, wider warp tiles); at D > 128 their dK/dV
 // accumulators no longer fit the register file, so the large head dims keep 64-key blocks.
-//                                                                   D    Bm  Bn  warps SdP_M KV_N Q_M
-template <int kHeadDim, bool kLarge = (kHeadDim > 128)>
-struct Fa2BwdTraits : Fa2BwdTraitsBase<kHeadDim, 64, 128, 8,    2,    4,   4> {};
-template <int kHeadDim>
-struct Fa2BwdTraits<kHeadDim, true> : Fa2BwdTraitsBase<kHeadDim, 64, 64, 8,    4,    4,   4> {};
+// One table per head-dim class (scripts/h200/bwd_variants.sh rewrites a class's line).
+constexpr int fa2_bwd_dim_class(int d) { return d <= 64 ? 0 : d <= 128 ? 1 : 2; }
+template <int kHeadDim, int kClass = fa2_bwd_dim_class(kHeadDim)>
+struct Fa2BwdTraits;
+//                                                                       D    Bm  Bn  warps SdP_M KV_N Q_M
+template <int kHeadDim> struct Fa2BwdTraits<kHeadDim, 0> : Fa2BwdTraitsBase<kHeadDim, 64, 128, 8,    2,    4,   4> {};
+template <int kHeadDim> struct Fa2BwdTraits<kHeadDim, 1> : Fa2BwdTraitsBase<kHeadDim, 64, 128, 8,    2,    4,   4> {};
+template <int kHeadDim> struct Fa2BwdTraits<kHeadDim, 2> : Fa2BwdTraitsBase<kHeadDim, 64, 64, 8,    4,    4,   4> {};
 // clang-format on
 
 }  // namespace fa2b

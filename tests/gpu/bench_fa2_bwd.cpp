@@ -2,7 +2,8 @@
 //   fa2bench_gpu_tests --gtest_also_run_disabled_tests --gtest_filter='*Fa2BwdBench*'
 // One line per shape: medians of 20 CUDA-event-timed runs after 3 warm-ups of the forward, the
 // backward alone and both; TFLOP/s by flash-attention's convention (forward 4 * B * H * T^2 * D,
-// halved if causal; backward 2.5x, forward + backward 3.5x).
+// halved if causal; backward 2.5x, forward + backward 3.5x). FA2BENCH_BENCH_DIMS="64,256" keeps
+// the shapes of those head dims only; FA2BENCH_BENCH_SHAPE="B,H,T,D,causal" times that shape alone.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -10,7 +11,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "common/device_utils.h"
@@ -52,8 +56,27 @@ TEST(Fa2BwdBench, DISABLED_Table) {
   const std::vector<BenchShape> shapes = {{8, 32, 2048, 64, true},   {8, 16, 2048, 128, true},
                                           {2, 32, 8192, 64, true},   {2, 16, 8192, 128, true},
                                           {2, 16, 8192, 128, false}, {2, 8, 8192, 256, true},
-                                          {1, 16, 16384, 128, true}};
-  for (const BenchShape& s : shapes) {
+                                          {1, 16, 16384, 128, true}, {2, 32, 8192, 64, false},
+                                          {2, 8, 8192, 256, false}};
+  std::vector<BenchShape> chosen;
+  if (const char* one = std::getenv("FA2BENCH_BENCH_SHAPE")) {
+    BenchShape s{};
+    int causal = 0;
+    ASSERT_EQ(std::sscanf(one, "%d,%d,%d,%d,%d", &s.B, &s.H, &s.T, &s.D, &causal), 5) << one;
+    s.causal = causal != 0;
+    chosen.push_back(s);
+  } else if (const char* dims = std::getenv("FA2BENCH_BENCH_DIMS")) {
+    std::stringstream list(dims);
+    std::string item;
+    while (std::getline(list, item, ',')) {
+      for (const BenchShape& s : shapes) {
+        if (s.D == std::atoi(item.c_str())) chosen.push_back(s);
+      }
+    }
+  } else {
+    chosen = shapes;
+  }
+  for (const BenchShape& s : chosen) {
     const std::size_t elems = static_cast<std::size_t>(s.B) * s.H * s.T * s.D;
     std::vector<void*> bufs(8, nullptr);
     for (void*& b : bufs) ASSERT_EQ(cudaMalloc(&b, elems * 2), cudaSuccess);
