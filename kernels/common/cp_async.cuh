@@ -14,6 +14,13 @@ __device__ __forceinline__ void cp_async_16(std::uint32_t smem_addr, const void*
                "r"(src_bytes));
 }
 
+// 4-byte copy (through L1: .cg takes 16 bytes only), zero-filled when `valid` is false.
+__device__ __forceinline__ void cp_async_4(std::uint32_t smem_addr, const void* gmem, bool valid) {
+  const int src_bytes = valid ? 4 : 0;
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_addr), "l"(gmem),
+               "r"(src_bytes));
+}
+
 __device__ __forceinline__ void cp_async_commit() {
   asm volatile("cp.async.commit_group;\n" ::);
 }

@@ -45,6 +45,42 @@ __device__ __forceinline__ void red_add2(float* addr, float a, float b) {
 #endif
 }
 
+// addr[0..3] += v in global memory (addr 16-byte aligned): one instruction for four floats on
+// sm_90, where the dQ reductions otherwise fill the load/store queue at large head dims.
+__device__ __forceinline__ void red_add4(float* addr, float a, float b, float c, float d) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(addr), "f"(a), "f"(b),
+               "f"(c), "f"(d)
+               : "memory");
+#else
+  atomicAdd(addr, a);
+  atomicAdd(addr + 1, b);
+  atomicAdd(addr + 2, c);
+  atomicAdd(addr + 3, d);
+#endif
+}
+
+// Adds one m16n8 accumulator tile (rows row0 + g and row0 + g + 8, columns 2t, 2t + 1 of the
+// lane; see mma.cuh) into dst (row-major, `ld` floats per row) with 16-byte reductions: lanes
+// t and t ^ 1 swap halves so that the even one holds four columns of row g and the odd one four
+// of row g + 8. Every lane of the warp must call it; rows at or past row_end are skipped.
+__device__ __forceinline__ void red_add_tile(float* dst, std::int64_t ld, int row0, int row_end,
+                                             const float (&c)[4], int g, int t) {
+  const bool odd = (t & 1) != 0;
+  // The even lane sends its row-(g+8) pair, the odd lane its row-g pair.
+  const float send0 = odd ? c[0] : c[2], send1 = odd ? c[1] : c[3];
+  const float got0 = __shfl_xor_sync(0xffffffffu, send0, 1);
+  const float got1 = __shfl_xor_sync(0xffffffffu, send1, 1);
+  const int row = row0 + g + (odd ? 8 : 0);
+  if (row >= row_end) return;
+  float* at = dst + static_cast<std::int64_t>(row) * ld + 2 * (t & ~1);
+  if (odd) {
+    red_add4(at, got0, got1, c[2], c[3]);
+  } else {
+    red_add4(at, c[0], c[1], got0, got1);
+  }
+}
+
 // One warp per query row: d_sum[row] = sum_d dO[row, d] * O[row, d]; dq_accum[row, :] = 0.
 template <typename T, int kHeadDim>
 __global__ void __launch_bounds__(256)
@@ -126,7 +162,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
   T* sV = sK + kBN * kPitch;
   T* sP = sV + kBN * kPitch;
   T* sdS = sP + kBM * kPitchN;
-  // Per stage: LSE * log2(e) (+inf where P must be 0), then D_i.
+  // Per stage: the rows' LSE (natural log, as saved), then D_i.
   float* sLse0 = reinterpret_cast<float*>(sdS + kBM * kPitchN);
   float* sDi0 = sLse0 + kStages * kBM;
 
@@ -165,7 +201,10 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
     }
   }
 
-  // Stages Q, dO (cp.async) and LSE, D_i (plain loads) of iteration `it` in buffer it % kStages.
+  // Stages Q, dO, LSE and D_i of iteration `it` in buffer it % kStages, all by cp.async: a
+  // plain load of the row statistics would hold its warps at the store to shared memory for a
+  // whole global-memory latency per query block. Rows past T_q land as zeros: their Q and dO
+  // are zero too, so their P (exp2(0) = 1) meets only zeros in dV, dK and dQ.
   auto load_query_block = [&](int it) {
     const int st = kStages == 2 ? (it & 1) : 0;
     const int h = h_kv * group + it / m_count;
@@ -174,15 +213,15 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
     const T* d_o = static_cast<const T*>(p.d_o) + b * f.o_batch_stride + h * f.o_head_stride;
     load_tile<Traits, kBM>(sQ0 + st * kBM * kPitch, q, f.q_row_stride, m0, f.T_q, tid);
     load_tile<Traits, kBM>(sdO0 + st * kBM * kPitch, d_o, f.o_row_stride, m0, f.T_q, tid);
-    cp_async_commit();
-    if (tid < kBM) {
-      const std::int64_t row = (static_cast<std::int64_t>(b) * f.H + h) * f.T_q + m0 + tid;
-      const bool in = m0 + tid < f.T_q;
-      const float lse = in ? f.lse[row] : INFINITY;
-      // A row that saw no key has LSE = -inf and zero probabilities; +inf gives exp2 = 0.
-      sLse0[st * kBM + tid] = lse == -INFINITY ? INFINITY : lse * kLog2e;
-      sDi0[st * kBM + tid] = in ? d_sum[row] : 0.f;
+    if (tid < 2 * kBM) {
+      const int r = tid % kBM;
+      const bool in = m0 + r < f.T_q;
+      const std::int64_t row = (static_cast<std::int64_t>(b) * f.H + h) * f.T_q + (in ? m0 + r : 0);
+      const float* src = tid < kBM ? f.lse + row : d_sum + row;
+      float* dst = (tid < kBM ? sLse0 : sDi0) + st * kBM + r;
+      cp_async_4(smem_u32(dst), src, in);
     }
+    cp_async_commit();
   };
 
   if (iterations > 0) {
@@ -231,7 +270,9 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
       for (int mi = 0; mi < kSdPMT; ++mi) {
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-          const float lse = sLse[r0 + mi * 16 + g + 8 * r];
+          // A row that saw no key has LSE = -inf: its P is +inf here, but such a row only
+          // occurs in a block that takes the mask below, which zeroes every one of its entries.
+          const float lse = sLse[r0 + mi * 16 + g + 8 * r] * kLog2e;
 #pragma unroll
           for (int j = 0; j < kSdPNT; ++j) {
 #pragma unroll
@@ -320,14 +361,21 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
       warp_gemm<T, kBN, kQMT, kQNT, false, true, kBN, kD>(acc, sdS, r0, 0, sK, 0, d0, lane);
 #pragma unroll
       for (int mi = 0; mi < kQMT; ++mi) {
+        if constexpr (Traits::kDqRedV4) {
 #pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          const int row = m0 + r0 + mi * 16 + g + 8 * r;
-          if (row < f.T_q) {
-            float* dst = dq + static_cast<std::int64_t>(row) * kD + d0 + 2 * t;
+          for (int j = 0; j < kQNT; ++j) {
+            red_add_tile(dq + d0 + j * 8, kD, m0 + r0 + mi * 16, f.T_q, acc[mi][j], g, t);
+          }
+        } else {
 #pragma unroll
-            for (int j = 0; j < kQNT; ++j)
-              red_add2(dst + j * 8, acc[mi][j][2 * r], acc[mi][j][2 * r + 1]);
+          for (int r = 0; r < 2; ++r) {
+            const int row = m0 + r0 + mi * 16 + g + 8 * r;
+            if (row < f.T_q) {
+              float* dst = dq + static_cast<std::int64_t>(row) * kD + d0 + 2 * t;
+#pragma unroll
+              for (int j = 0; j < kQNT; ++j)
+                red_add2(dst + j * 8, acc[mi][j][2 * r], acc[mi][j][2 * r + 1]);
+            }
           }
         }
       }

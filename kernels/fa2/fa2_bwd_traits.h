@@ -12,7 +12,7 @@
 namespace fa2b {
 
 template <int kHeadDim_, int kBlockM_, int kBlockN_, int kWarps_, int kSdPWarpsM_, int kKVWarpsN_,
-          int kQWarpsM_, int kQStages_ = 2>
+          int kQWarpsM_, int kQStages_ = 2, bool kDqRedV4_ = true>
 struct Fa2BwdTraitsBase {
   static constexpr int kHeadDim = kHeadDim_;
   static constexpr int kBlockM = kBlockM_;
@@ -24,6 +24,9 @@ struct Fa2BwdTraitsBase {
   // Buffers of Q, dO, LSE and D_i: with two, the next query block loads during the whole of
   // this one's work (one barrier fewer per block); with one, only during the dQ product.
   static constexpr int kQStages = kQStages_;
+
+  // dQ reductions of four floats (a lane-pair shuffle first) rather than two.
+  static constexpr bool kDqRedV4 = kDqRedV4_;
 
   static constexpr int kSdPWarpsM = kSdPWarpsM_;
   static constexpr int kSdPWarpsN = kWarps / kSdPWarpsM;
@@ -48,24 +51,27 @@ struct Fa2BwdTraitsBase {
   static_assert(kQStages == 1 || kQStages == 2, "one or two query-block buffers");
   static_assert(kBlockM % (kThreads / 8) == 0 && kBlockN % (kThreads / 8) == 0,
                 "tiles load in passes of kThreads / 8 rows");
-  static_assert(kBlockM <= kThreads, "one thread stages each row's LSE and D_i");
+  static_assert(2 * kBlockM <= kThreads, "one thread stages each row's LSE, one its D_i");
   static_assert(kSdPRows % 16 == 0 && kSdPCols % 16 == 0, "S/dP warp tile");
   static_assert(kKVRows % 16 == 0 && kKVCols % 16 == 0, "dK/dV warp tile");
   static_assert(kQRows % 16 == 0 && kQCols % 16 == 0, "dQ warp tile");
 };
 
 // clang-format off
-// Measured on the H200 (results/NOTES.md, "fa2 backward"): 128-key blocks beat 64 by 12-35% at
-// D <= 128 (half the dQ atomics per FLOP, wider warp tiles); at D > 128 their dK/dV
-// accumulators no longer fit the register file, so the large head dims keep 64-key blocks.
-// One table per head-dim class (scripts/h200/bwd_variants.sh rewrites a class's line).
-constexpr int fa2_bwd_dim_class(int d) { return d <= 64 ? 0 : d <= 128 ? 1 : 2; }
-template <int kHeadDim, int kClass = fa2_bwd_dim_class(kHeadDim)>
-struct Fa2BwdTraits;
-//                                                                       D    Bm  Bn  warps SdP_M KV_N Q_M
-template <int kHeadDim> struct Fa2BwdTraits<kHeadDim, 0> : Fa2BwdTraitsBase<kHeadDim, 64, 128, 8,    2,    4,   4> {};
-template <int kHeadDim> struct Fa2BwdTraits<kHeadDim, 1> : Fa2BwdTraitsBase<kHeadDim, 64, 128, 8,    2,    4,   4> {};
-template <int kHeadDim> struct Fa2BwdTraits<kHeadDim, 2> : Fa2BwdTraitsBase<kHeadDim, 64, 64, 8,    4,    4,   4> {};
+// One table per head dim (scripts/h200/bwd_variants.sh rewrites a line). Measured on the H200
+// (results/NOTES.md, "fa2 backward"): 128-key blocks beat 64 by 12-35% at D <= 128 (half the dQ
+// atomics per FLOP, wider warp tiles); at D > 128 their dK/dV accumulators no longer fit the
+// register file, so the large head dims keep 64-key blocks.
+template <int kHeadDim> struct Fa2BwdTraits;
+//                                                       D    Bm  Bn  warps SdP_M KV_N Q_M
+template <> struct Fa2BwdTraits<32>  : Fa2BwdTraitsBase<32,  64, 128, 8,    2,    4,   4> {};
+template <> struct Fa2BwdTraits<64>  : Fa2BwdTraitsBase<64,  64, 128, 8,    2,    4,   4> {};
+template <> struct Fa2BwdTraits<96>  : Fa2BwdTraitsBase<96,  64, 128, 8,    2,    4,   4> {};
+template <> struct Fa2BwdTraits<128> : Fa2BwdTraitsBase<128, 64, 128, 8,    2,    4,   4> {};
+template <> struct Fa2BwdTraits<160> : Fa2BwdTraitsBase<160, 64, 64,  8,    4,    4,   4> {};
+template <> struct Fa2BwdTraits<192> : Fa2BwdTraitsBase<192, 64, 64,  8,    4,    4,   4> {};
+template <> struct Fa2BwdTraits<224> : Fa2BwdTraitsBase<224, 64, 64,  8,    4,    4,   4> {};
+template <> struct Fa2BwdTraits<256> : Fa2BwdTraitsBase<256, 64, 64,  8,    4,    4,   4> {};
 // clang-format on
 
 }  // namespace fa2b
