@@ -45,42 +45,6 @@ __device__ __forceinline__ void red_add2(float* addr, float a, float b) {
 #endif
 }
 
-// addr[0..3] += v in global memory (addr 16-byte aligned): one instruction for four floats on
-// sm_90, where the dQ reductions otherwise fill the load/store queue at large head dims.
-__device__ __forceinline__ void red_add4(float* addr, float a, float b, float c, float d) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(addr), "f"(a), "f"(b),
-               "f"(c), "f"(d)
-               : "memory");
-#else
-  atomicAdd(addr, a);
-  atomicAdd(addr + 1, b);
-  atomicAdd(addr + 2, c);
-  atomicAdd(addr + 3, d);
-#endif
-}
-
-// Adds one m16n8 accumulator tile (rows row0 + g and row0 + g + 8, columns 2t, 2t + 1 of the
-// lane; see mma.cuh) into dst (row-major, `ld` floats per row) with 16-byte reductions: lanes
-// t and t ^ 1 swap halves so that the even one holds four columns of row g and the odd one four
-// of row g + 8. Every lane of the warp must call it; rows at or past row_end are skipped.
-__device__ __forceinline__ void red_add_tile(float* dst, std::int64_t ld, int row0, int row_end,
-                                             const float (&c)[4], int g, int t) {
-  const bool odd = (t & 1) != 0;
-  // The even lane sends its row-(g+8) pair, the odd lane its row-g pair.
-  const float send0 = odd ? c[0] : c[2], send1 = odd ? c[1] : c[3];
-  const float got0 = __shfl_xor_sync(0xffffffffu, send0, 1);
-  const float got1 = __shfl_xor_sync(0xffffffffu, send1, 1);
-  const int row = row0 + g + (odd ? 8 : 0);
-  if (row >= row_end) return;
-  float* at = dst + static_cast<std::int64_t>(row) * ld + 2 * (t & ~1);
-  if (odd) {
-    red_add4(at, got0, got1, c[2], c[3]);
-  } else {
-    red_add4(at, c[0], c[1], got0, got1);
-  }
-}
-
 // One warp per query row: d_sum[row] = sum_d dO[row, d] * O[row, d]; dq_accum[row, :] = 0.
 template <typename T, int kHeadDim>
 __global__ void __launch_bounds__(256)
@@ -361,21 +325,14 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
       warp_gemm<T, kBN, kQMT, kQNT, false, true, kBN, kD>(acc, sdS, r0, 0, sK, 0, d0, lane);
 #pragma unroll
       for (int mi = 0; mi < kQMT; ++mi) {
-        if constexpr (Traits::kDqRedV4) {
 #pragma unroll
-          for (int j = 0; j < kQNT; ++j) {
-            red_add_tile(dq + d0 + j * 8, kD, m0 + r0 + mi * 16, f.T_q, acc[mi][j], g, t);
-          }
-        } else {
+        for (int r = 0; r < 2; ++r) {
+          const int row = m0 + r0 + mi * 16 + g + 8 * r;
+          if (row < f.T_q) {
+            float* dst = dq + static_cast<std::int64_t>(row) * kD + d0 + 2 * t;
 #pragma unroll
-          for (int r = 0; r < 2; ++r) {
-            const int row = m0 + r0 + mi * 16 + g + 8 * r;
-            if (row < f.T_q) {
-              float* dst = dq + static_cast<std::int64_t>(row) * kD + d0 + 2 * t;
-#pragma unroll
-              for (int j = 0; j < kQNT; ++j)
-                red_add2(dst + j * 8, acc[mi][j][2 * r], acc[mi][j][2 * r + 1]);
-            }
+            for (int j = 0; j < kQNT; ++j)
+              red_add2(dst + j * 8, acc[mi][j][2 * r], acc[mi][j][2 * r + 1]);
           }
         }
       }

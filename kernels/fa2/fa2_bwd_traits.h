@@ -12,7 +12,7 @@
 namespace fa2b {
 
 template <int kHeadDim_, int kBlockM_, int kBlockN_, int kWarps_, int kSdPWarpsM_, int kKVWarpsN_,
-          int kQWarpsM_, int kQStages_ = 2, bool kDqRedV4_ = true>
+          int kQWarpsM_, int kQStages_ = 2>
 struct Fa2BwdTraitsBase {
   static constexpr int kHeadDim = kHeadDim_;
   static constexpr int kBlockM = kBlockM_;
@@ -24,9 +24,6 @@ struct Fa2BwdTraitsBase {
   // Buffers of Q, dO, LSE and D_i: with two, the next query block loads during the whole of
   // this one's work (one barrier fewer per block); with one, only during the dQ product.
   static constexpr int kQStages = kQStages_;
-
-  // dQ reductions of four floats (a lane-pair shuffle first) rather than two.
-  static constexpr bool kDqRedV4 = kDqRedV4_;
 
   static constexpr int kSdPWarpsM = kSdPWarpsM_;
   static constexpr int kSdPWarpsN = kWarps / kSdPWarpsM;
@@ -60,18 +57,19 @@ struct Fa2BwdTraitsBase {
 // clang-format off
 // One table per head dim (scripts/h200/bwd_variants.sh rewrites a line). Measured on the H200
 // (results/NOTES.md, "fa2 backward"): 128-key blocks beat 64 by 12-35% at D <= 128 (half the dQ
-// atomics per FLOP, wider warp tiles); at D > 128 their dK/dV accumulators no longer fit the
-// register file, so the large head dims keep 64-key blocks.
+// atomics per FLOP, wider warp tiles), and at D = 64 128-query blocks add 4-8%; at D > 128 the
+// dK/dV accumulators of 128 keys no longer fit the register file, so the large head dims keep
+// 64-key blocks, where D = 256 gains 2-5% from flash-attention's 2 x 4 dK/dV and dQ grids.
 template <int kHeadDim> struct Fa2BwdTraits;
 //                                                       D    Bm  Bn  warps SdP_M KV_N Q_M
 template <> struct Fa2BwdTraits<32>  : Fa2BwdTraitsBase<32,  64, 128, 8,    2,    4,   4> {};
-template <> struct Fa2BwdTraits<64>  : Fa2BwdTraitsBase<64,  64, 128, 8,    2,    4,   4> {};
+template <> struct Fa2BwdTraits<64>  : Fa2BwdTraitsBase<64,  128, 128, 8,   2,    4,   4> {};
 template <> struct Fa2BwdTraits<96>  : Fa2BwdTraitsBase<96,  64, 128, 8,    2,    4,   4> {};
 template <> struct Fa2BwdTraits<128> : Fa2BwdTraitsBase<128, 64, 128, 8,    2,    4,   4> {};
 template <> struct Fa2BwdTraits<160> : Fa2BwdTraitsBase<160, 64, 64,  8,    4,    4,   4> {};
 template <> struct Fa2BwdTraits<192> : Fa2BwdTraitsBase<192, 64, 64,  8,    4,    4,   4> {};
 template <> struct Fa2BwdTraits<224> : Fa2BwdTraitsBase<224, 64, 64,  8,    4,    4,   4> {};
-template <> struct Fa2BwdTraits<256> : Fa2BwdTraitsBase<256, 64, 64,  8,    4,    4,   4> {};
+template <> struct Fa2BwdTraits<256> : Fa2BwdTraitsBase<256, 64, 64,  8,    4,    2,   2> {};
 // clang-format on
 
 }  // namespace fa2b
