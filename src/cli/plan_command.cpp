@@ -27,7 +27,8 @@ struct PlanArgs {
 };
 
 // The expanded cases as JSON, for tools that run the same grid elsewhere
-// (scripts/torch_sdpa_baseline.py).
+// (scripts/torch_sdpa_baseline.py; transformer cases, "scope": "transformer", for
+// scripts/torch_train_step.py).
 void write_cases_json(const Config& config, const std::string& path) {
   nlohmann::json cases = nlohmann::json::array();
   for (const Case& c : config.cases) {
@@ -47,6 +48,21 @@ void write_cases_json(const Config& config, const std::string& path) {
                        {"l2_flush", c.measure.l2_flush},
                        {"verify_rows", c.measure.verify_rows},
                        {"inputs", to_string(c.measure.inputs)}}}});
+  }
+  for (const ModelCase& c : config.model_cases) {
+    cases.push_back({{"id", c.id()},
+                     {"shape_key", c.shape_key()},
+                     {"scope", "transformer"},
+                     {"sweep", c.sweep},
+                     {"backend", c.backend},
+                     {"role", c.role},
+                     {"params", model_params_json(c)},
+                     {"measure",
+                      {{"warmup", c.measure.warmup},
+                       {"min_samples", c.measure.min_samples},
+                       {"max_samples", c.measure.max_samples},
+                       {"max_time_s", c.measure.max_time_s},
+                       {"seed", c.measure.seed}}}});
   }
   write_text_file_atomic(path, nlohmann::json{{"config", config.path}, {"cases", cases}}.dump(1));
 }

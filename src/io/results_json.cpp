@@ -218,6 +218,21 @@ json params_json(const Case& c) {
   return params_block<json>(c);
 }
 
+json model_params_json(const ModelCase& c) {
+  return {{"layers", c.layers},
+          {"hidden", c.hidden},
+          {"heads", c.heads},
+          {"H_kv", c.H_kv},
+          {"D", c.head_dim()},
+          {"vocab", c.vocab},
+          {"mlp_ratio", c.mlp_ratio},
+          {"B", c.B},
+          {"T", c.T},
+          {"dtype", std::string(to_string(c.dtype))},
+          {"optimizer", std::string(to_string(c.optimizer))},
+          {"recompute", c.recompute ? "on" : "off"}};
+}
+
 json to_json(const CaseResult& r) {
   return case_json<json>(r);
 }

@@ -7,12 +7,15 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/model_case.h"
 #include "core/result.h"
 
 namespace fa2b {
 
 // A case's shape parameters (B, H, H_kv, T_q, T_k, D, dtype, causal, layout, mode).
 nlohmann::json params_json(const Case& c);
+// The params block of a transformer case (results files and `plan --cases-json`).
+nlohmann::json model_params_json(const ModelCase& c);
 nlohmann::json to_json(const CaseResult& r);
 nlohmann::json to_json(const Verdict& v);
 nlohmann::json to_json(const ResultSet& rs);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "io/results_json.h"
 #include "model/model_step.h"
 #include "runtime/memory_tracker.h"
 
@@ -83,19 +84,7 @@ nlohmann::json to_json(const ModelResult& r) {
       {"sweep", c.sweep},
       {"backend", c.backend},
       {"role", c.role},
-      {"params",
-       {{"layers", c.layers},
-        {"hidden", c.hidden},
-        {"heads", c.heads},
-        {"H_kv", c.H_kv},
-        {"D", c.head_dim()},
-        {"vocab", c.vocab},
-        {"mlp_ratio", c.mlp_ratio},
-        {"B", c.B},
-        {"T", c.T},
-        {"dtype", std::string(to_string(c.dtype))},
-        {"optimizer", std::string(to_string(c.optimizer))},
-        {"recompute", c.recompute ? "on" : "off"}}},
+      {"params", model_params_json(c)},
       {"status", r.status},
       {"reason", r.reason},
       {"plan",
