@@ -113,41 +113,70 @@ def requested_bytes(message):
     return int(float(m.group(1)) * scale)
 
 
-def run_case(torch, backend, p, measure):
+class Clock:
+    """CUDA events on the GPU; on the CPU (--device cpu, a smoke test of this script) the host
+    clock, and no memory statistics."""
+
+    def __init__(self, torch, device):
+        self.torch, self.cuda = torch, device == "cuda"
+
+    def mark(self):
+        if self.cuda:
+            ev = self.torch.cuda.Event(enable_timing=True)
+            ev.record()
+            return ev
+        return time.perf_counter()
+
+    def ms(self, a, b):
+        return a.elapsed_time(b) if self.cuda else 1e3 * (b - a)
+
+    def sync(self):
+        if self.cuda:
+            self.torch.cuda.synchronize()
+
+    def reset_peak(self):
+        if self.cuda:
+            self.torch.cuda.empty_cache()
+            self.torch.cuda.reset_peak_memory_stats()
+
+    def peak(self):
+        return self.torch.cuda.max_memory_allocated() if self.cuda else 0
+
+
+def run_case(torch, backend, p, measure, device):
     from torch.nn.attention import SDPBackend
     r = {"status": "ok", "reason": "", "requested_bytes": 0}
-    torch.cuda.empty_cache()
-    torch.cuda.reset_peak_memory_stats()
+    clock = Clock(torch, device)
+    clock.reset_peak()
     torch.manual_seed(measure.get("seed", 0))
     dtype = getattr(torch, DTYPES[p["dtype"]])
     model = opt = tokens = None
     try:
         model = build_model(torch, p, getattr(SDPBackend, TORCH_BACKENDS[backend])).to(
-            device="cuda", dtype=dtype)
+            device=device, dtype=dtype)
         r["parameters"] = sum(t.numel() for t in model.parameters())
         opt = torch.optim.AdamW(model.parameters(), lr=1e-4) if p["optimizer"] == "adamw" else None
-        tokens = torch.randint(0, p["vocab"], (p["B"], p["T"]), device="cuda")
-        ev = [torch.cuda.Event(enable_timing=True) for _ in range(4)]
+        tokens = torch.randint(0, p["vocab"], (p["B"], p["T"]), device=device)
 
         def step():
-            ev[0].record()
+            ev = [clock.mark()]
             loss = model(tokens).float().mean()
-            ev[1].record()
+            ev.append(clock.mark())
             loss.backward()
-            ev[2].record()
+            ev.append(clock.mark())
             if opt is not None:
                 opt.step()
                 opt.zero_grad(set_to_none=True)
             else:
                 model.zero_grad(set_to_none=True)
-            ev[3].record()
-            torch.cuda.synchronize()
-            return loss.item(), [ev[i].elapsed_time(ev[i + 1]) for i in range(3)]
+            ev.append(clock.mark())
+            clock.sync()
+            return loss.item(), [clock.ms(ev[i], ev[i + 1]) for i in range(3)]
 
         for _ in range(max(1, measure.get("warmup", 1))):
             step()
-        torch.cuda.synchronize()
-        torch.cuda.reset_peak_memory_stats()
+        clock.sync()
+        clock.reset_peak()
         times, losses, spent = [], [], 0.0
         wanted = max(1, measure.get("min_samples", 1))
         while len(times) < wanted and (not times or spent < 1e3 * measure.get("max_time_s", 1e9)):
@@ -155,7 +184,7 @@ def run_case(torch, backend, p, measure):
             losses.append(loss)
             times.append(t)
             spent += sum(t)
-        r["peak_bytes"] = torch.cuda.max_memory_allocated()
+        r["peak_bytes"] = clock.peak()
         med = lambda xs: sorted(xs)[len(xs) // 2]
         r["forward_ms"] = med([t[0] for t in times])
         r["backward_ms"] = med([t[1] for t in times])
@@ -172,8 +201,8 @@ def run_case(torch, backend, p, measure):
         r["reason"] = text.split("\n")[0][:300]
     finally:
         del model, opt, tokens
-        torch.cuda.synchronize()
-        torch.cuda.empty_cache()
+        clock.sync()
+        clock.reset_peak()
     return r
 
 
@@ -211,6 +240,8 @@ def main():
     ap.add_argument("--backends", default="math,flash,cudnn",
                     help="comma list of " + ",".join(TORCH_BACKENDS))
     ap.add_argument("--fa2bench", default="build/fa2bench")
+    ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
+                    help="cpu: a smoke test of this script (math backend only, no memory peak)")
     args = ap.parse_args()
     backends = [b for b in args.backends.split(",") if b]
     for b in backends:
@@ -218,7 +249,7 @@ def main():
             die(f"--backends: unknown backend {b!r} (known: {', '.join(TORCH_BACKENDS)})")
     cases = expand_cases(args.fa2bench, args.config)
     import torch
-    if not torch.cuda.is_available():
+    if args.device == "cuda" and not torch.cuda.is_available():
         die("no CUDA device", 3)
     shapes, seen = [], set()
     for c in cases:
@@ -232,7 +263,7 @@ def main():
         for b in backends:
             print(f"[{len(out_cases) + 1}/{total}] torch-{b} {c['shape_key']}", file=sys.stderr,
                   flush=True)
-            r = run_case(torch, b, c["params"], c["measure"])
+            r = run_case(torch, b, c["params"], c["measure"], args.device)
             rec = case_record(c, b, r)
             if r["status"] == "ok":
                 print(f"        {r['peak_bytes'] / 2**30:.1f} GiB, {r['step_ms']:.1f} ms/step",
@@ -242,13 +273,15 @@ def main():
             out_cases.append(rec)
     with open(args.config, "rb") as f:
         cfg_bytes = f.read()
-    props = torch.cuda.get_device_properties(0)
+    device = {"kind": "cpu", "name": platform.processor()}
+    if args.device == "cuda":
+        props = torch.cuda.get_device_properties(0)
+        device = {"kind": "cuda", "name": props.name, "cc": f"{props.major}.{props.minor}",
+                  "memory_bytes": torch.cuda.mem_get_info()[1]}
     out = {"schema_version": 1, "kind": "fa2bench-model-results",
            "tool": {"name": "torch_train_step.py", "torch": torch.__version__},
            "host": {"hostname": socket.gethostname(), "os": platform.platform()},
-           "device": {"kind": "cuda", "name": props.name, "cc": f"{props.major}.{props.minor}",
-                      "memory_bytes": torch.cuda.mem_get_info()[1]},
-           "target": "cuda", "config": args.config,
+           "device": device, "target": args.device, "config": args.config,
            "config_sha256": hashlib.sha256(cfg_bytes).hexdigest(),
            "conventions": {"flops": "dense 6 * params * tokens plus 3.5x the causal attention "
                                     "forward per layer (as fa2bench's model results)",
