@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# On the H200: the transformer training step of the model-scope issue, ours and PyTorch's in one
+# job, written under results/h200/training_step/.
+#   scripts/h200/training_step.sh BUILD_DIR [CONFIG]   (default configs/seed_training_step.json)
+# TORCH_BACKENDS (default math,flash,cudnn) picks PyTorch's SDPA backends inside its model.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+source scripts/h200/env.sh
+build=${1:-build-h200}
+config=${2:-configs/seed_training_step.json}
+bin=$build/fa2bench
+dir=results/h200/training_step/$(basename "$config" .json)
+rm -rf "$dir" && mkdir -p "$dir"
+gpu_state > "$dir/gpu_state.csv"
+start=$(date +%s)
+$bin sweep --config "$config" --target cuda --out "$dir/ours" > "$dir/sweep.stdout" 2>&1
+echo "ours: exit $? in $(( $(date +%s) - start ))s"
+start=$(date +%s)
+PYTHONUNBUFFERED=1 python3 scripts/torch_train_step.py --config "$config" --fa2bench "$bin" \
+  --backends "${TORCH_BACKENDS:-math,flash,cudnn}" --out "$dir/torch_train_step.json" \
+  > "$dir/torch_train_step.log" 2>&1
+echo "torch: exit $? in $(( $(date +%s) - start ))s"
