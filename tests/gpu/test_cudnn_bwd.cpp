@@ -131,6 +131,8 @@ class CudnnBwdTest {
     // The dQ accumulator and row sums at least (the plans' workspaces come on top).
     EXPECT_GE(tracker.current_bytes() - before,
               backward_workspace_bytes(case_of(s, Mode::fwd_bwd)));
+    // The inputs were filled on the default stream; the platform's stream does not wait for it.
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     void* stream = platform_->stream();
     backend_->run(pr.p.fwd, stream);
     backend_->run_backward(pr.p, stream);
@@ -140,6 +142,7 @@ class CudnnBwdTest {
     ASSERT_EQ(cudaMemset(pr.dq->ptr, 0xFF, pr.q_elems * 2), cudaSuccess);
     ASSERT_EQ(cudaMemset(pr.dk->ptr, 0xFF, pr.kv_elems * 2), cudaSuccess);
     ASSERT_EQ(cudaMemset(pr.dv->ptr, 0xFF, pr.kv_elems * 2), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     backend_->run_backward(pr.p, stream);
     ASSERT_EQ(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)), cudaSuccess);
     bwd_test::check_grads(pr);
