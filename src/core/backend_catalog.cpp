@@ -34,9 +34,12 @@ std::int64_t standard_backward_workspace(const Case& c) {
   if (c.H != c.H_kv) bytes += 2 * aligned_256(4 * c.B * c.H_kv * c.T_k * c.D);
   return bytes;
 }
-// cudnn has no backward here yet: nothing is modelled.
-std::int64_t no_backward_workspace(const Case&) {
-  return 0;
+// cudnn: the float32 dQ accumulator [B, H, T_q, D] and row sums [B, H, T_q] that
+// cudnn-frontend keeps in its workspace, which the backend allocates (4*B*H*T_q*(D + 1),
+// backends/cuda/cudnn/sdpa_bwd_rules.h). The backward plan's own workspace is known only once
+// cuDNN has built the plan: tracked, not predicted (like the forward plan's).
+std::int64_t cudnn_backward_workspace(const Case& c) {
+  return 4 * c.B * c.H * c.T_q * (c.D + 1);
 }
 
 BackendEntry entry(std::string name, BackendDevice device, std::string cpu, ScoreStorage scores,
@@ -76,10 +79,14 @@ std::deque<BackendEntry> built_in_entries() {
                     "float32, one masked softmax kernel writing P and the LSE, then O = PV by "
                     "cuBLAS; S, P and the cuBLAS workspace are tracked"));
   e.back().forward_workspace_bytes = kStandardCublasWorkspaceBytes;
-  e.push_back(entry("cudnn", D::cuda, "", S::streams, no_backward_workspace,
-                    "none (no backward yet)", {Mode::fwd},
-                    "cuDNN's fused flash attention forward through the backend graph API, with "
-                    "the logsumexp; `libcudnn.so.9` loaded at run time"));
+  e.push_back(entry("cudnn", D::cuda, "", S::streams, cudnn_backward_workspace,
+                    "fp32 dQ accumulator and row sums, 4*B*H*T_q*(D+1); the cuDNN plans' own "
+                    "workspaces are tracked, not predicted",
+                    all_modes(),
+                    "cuDNN's fused flash attention through the backend graph API: the forward "
+                    "with the logsumexp, and the backward graph cudnn-frontend's SDPA backward "
+                    "lowers to (P recomputed from the logsumexp, dQ through an fp32 "
+                    "accumulator); `libcudnn.so.9` loaded at run time"));
   e.push_back(entry("cpu-naive", D::cpu, "", S::dense, row_sums_bytes,
                     "row sums, 4*B*H*T_q (dP and dS reuse S's buffer)", all_modes(),
                     "standard attention on the host, S and P materialised through the tracker"));

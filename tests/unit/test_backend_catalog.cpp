@@ -81,10 +81,14 @@ TEST(BackendCatalog, CpuBackendsAnswerTheModesTheirEntriesList) {
 
 TEST(BackendCatalog, ModeSupportComesFromTheEntry) {
   EXPECT_TRUE(catalog_mode_support(case_of("fa2", Mode::fwd_bwd), "fa2").ok);
-  EXPECT_TRUE(catalog_mode_support(case_of("cudnn", Mode::fwd), "cudnn").ok);
-  const Support s = catalog_mode_support(case_of("cudnn", Mode::bwd), "cudnn");
+  for (const Mode m : {Mode::fwd, Mode::bwd, Mode::fwd_bwd}) {
+    EXPECT_TRUE(catalog_mode_support(case_of("cudnn", m), "cudnn").ok) << to_string(m);
+  }
+  // A name the catalog does not list has a forward only.
+  EXPECT_TRUE(catalog_mode_support(case_of("not-in-catalog", Mode::fwd), "not-in-catalog").ok);
+  const Support s = catalog_mode_support(case_of("not-in-catalog", Mode::bwd), "not-in-catalog");
   EXPECT_FALSE(s.ok);
-  EXPECT_EQ(s.reason, "backward not implemented yet for cudnn (mode bwd)");
+  EXPECT_EQ(s.reason, "backward not implemented yet for not-in-catalog (mode bwd)");
 }
 
 TEST(BackendCatalog, ShapeAlgebraReadsTheMemoryModel) {

@@ -1,5 +1,6 @@
-// cudnn: cuDNN's fused flash attention forward, built through the backend (graph) API from a
-// library loaded at run time. Plans are built once per shape and cached for the sweep.
+// cudnn: cuDNN's fused flash attention, forward and backward, built through the backend
+// (graph) API from a library loaded at run time. Plans are built once per shape and cached for
+// the sweep.
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
@@ -7,6 +8,8 @@
 #include <string>
 
 #include "backends/cuda/cuda_backends.h"
+#include "backends/cuda/cudnn/sdpa_bwd_graph.h"
+#include "backends/cuda/cudnn/sdpa_bwd_rules.h"
 #include "backends/cuda/cudnn/sdpa_graph.h"
 #include "runtime/cuda/cudnn_api.h"
 
@@ -14,7 +17,8 @@ namespace fa2b {
 namespace {
 
 #if FA2BENCH_HAVE_CUDNN_HEADERS
-// Everything a plan depends on: shape, strides (layout), dtype, causal.
+// Everything a plan depends on: shape, strides (layout), dtype, causal. The backward's dO, dQ,
+// dK and dV take O's, Q's, K's and V's strides, so the same key names its plan.
 std::string plan_key(const AttnParams& p) {
   return fmt::format("{}x{}x{}x{}x{}x{}|{},{},{}|{},{},{}|{},{},{}|{},{},{}|{}|{}", p.B, p.H,
                      p.H_kv, p.T_q, p.T_k, p.D, p.q_batch_stride, p.q_head_stride, p.q_row_stride,
@@ -28,6 +32,7 @@ class CudnnBackend final : public Backend {
   ~CudnnBackend() override {
     release();
     plans_.clear();
+    bwd_plans_.clear();
     if (handle_ != nullptr && api_ != nullptr) (void)api_->Destroy(handle_);
   }
 
@@ -37,7 +42,8 @@ class CudnnBackend final : public Backend {
   Support supports(const Case& c, const TargetInfo& t) const override {
     if (!t.cuda) return Support::no("cudnn needs the cuda target");
     std::string why;
-    if (cudnn_api(&why) == nullptr) return Support::no(fmt::format("cuDNN not found ({})", why));
+    const CudnnApi* api = cudnn_api(&why);
+    if (api == nullptr) return Support::no(fmt::format("cuDNN not found ({})", why));
     if (c.dtype == DType::fp32) {
       return Support::no("fp32 is not supported by cudnn's fused attention (use fp16 or bf16)");
     }
@@ -49,12 +55,21 @@ class CudnnBackend final : public Backend {
     }
     constexpr std::int64_t kIntMax = 2147483647;
     if (c.T_q > kIntMax || c.T_k > kIntMax) return Support::no("T exceeds 2^31-1");
+    if (runs_backward(c.mode)) {
+      const std::string refusal =
+          sdpa_bwd_refusal(c, t.cc_major, static_cast<std::int64_t>(api->GetVersion()));
+      if (!refusal.empty()) return Support::no(refusal);
+    }
     return catalog_mode_support(c, name());
   }
 
-  // Builds (or takes from the cache) the execution plan, allocates its workspace through the
-  // tracker and binds the case's buffers in a variant pack.
-  void prepare(const Case&, const AttnParams& p, MemoryTracker& tracker) override {
+  // Builds (or takes from the cache) the forward's execution plan, and in the training modes
+  // the backward's; allocates their workspaces (and the backward's dQ accumulator and row
+  // sums) through the tracker and binds the forward's buffers in a variant pack. The
+  // backward's pack is bound on the first run_backward() (prepare() does not see dO, dQ, dK,
+  // dV).
+  void prepare(const Case& c, const AttnParams& p, MemoryTracker& tracker) override {
+    release();
     std::string why;
     api_ = cudnn_api(&why);
     if (api_ == nullptr) throw UnsupportedCase(fmt::format("cuDNN not found ({})", why));
@@ -66,24 +81,30 @@ class CudnnBackend final : public Backend {
       }
     }
     const std::string key = plan_key(p);
-    auto it = plans_.find(key);
-    if (it == plans_.end()) {
-      Entry e;
-      try {
-        e.plan = build_sdpa_plan(*api_, handle_, p);
-      } catch (const CudnnFailure& f) {
-        e.refusal = f.what();
-      }
-      it = plans_.emplace(key, std::move(e)).first;
+    const SdpaPlan& plan =
+        cached_plan(plans_, key, "cuDNN: ", [&] { return build_sdpa_plan(*api_, handle_, p); });
+    const SdpaPlan* bwd = nullptr;
+    if (runs_backward(c.mode)) {
+      bwd = &cached_plan(bwd_plans_, key, "cuDNN backward: ", [&] {
+        return build_sdpa_bwd_plan(*api_, handle_, p);
+      });
     }
-    if (!it->second.plan) throw UnsupportedCase("cuDNN: " + it->second.refusal);
-    const SdpaPlan& plan = *it->second.plan;
     if (plan.workspace_bytes > 0) {
       workspace_ =
           TrackedBuffer(tracker, static_cast<std::size_t>(plan.workspace_bytes), "cuDNN workspace");
     }
+    if (bwd != nullptr) {
+      aux_ =
+          TrackedBuffer(tracker, static_cast<std::size_t>(sdpa_bwd_aux_bytes(p.B, p.H, p.T_q, p.D)),
+                        "cuDNN backward dQ accumulator and row sums");
+      if (bwd->workspace_bytes > 0) {
+        bwd_workspace_ = TrackedBuffer(tracker, static_cast<std::size_t>(bwd->workspace_bytes),
+                                       "cuDNN backward workspace");
+      }
+    }
     pack_ = std::make_unique<SdpaVariantPack>(*api_, plan, p, workspace_.get());
     plan_ = &plan;
+    bwd_plan_ = bwd;
     stream_set_ = false;
   }
 
@@ -91,26 +112,38 @@ class CudnnBackend final : public Backend {
     if (plan_ == nullptr || !pack_ || !pack_->matches(p)) {
       throw std::runtime_error("cudnn: run() without a prepare() for these buffers");
     }
-    if (!stream_set_ || stream != stream_) {
-      const cudnnStatus_t s = api_->SetStream(handle_, static_cast<cudaStream_t>(stream));
-      if (s != CUDNN_STATUS_SUCCESS) {
-        throw CudnnFailure("cudnnSetStream: " + cudnn_status_text(*api_, s));
-      }
-      stream_ = stream;
-      stream_set_ = true;
-    }
-    const cudnnStatus_t s = api_->BackendExecute(handle_, plan_->plan.get(), pack_->get());
-    if (s != CUDNN_STATUS_SUCCESS) {
-      throw CudnnFailure("cudnnBackendExecute: " + cudnn_status_text(*api_, s));
-    }
+    execute(plan_->plan.get(), pack_->get(), stream);
   }
 
-  // The engine the prepared plan runs (see SdpaPlan::info).
-  std::string info() const override { return plan_ != nullptr ? plan_->info : std::string(); }
+  void run_backward(const AttnBwdParams& p, void* stream) override {
+    if (bwd_plan_ == nullptr || plan_ == nullptr || !pack_ || !pack_->matches(p.fwd)) {
+      throw std::runtime_error(
+          "cudnn: run_backward() without a prepare() in a training mode for these buffers");
+    }
+    if (!bwd_pack_ || !bwd_pack_->matches(p)) {
+      bwd_pack_ = std::make_unique<SdpaBwdVariantPack>(*api_, *bwd_plan_, p, aux_.get(),
+                                                       bwd_workspace_.get());
+    }
+    execute(bwd_plan_->plan.get(), bwd_pack_->get(), stream);
+  }
+
+  // The engine the prepared plan runs (see SdpaPlan::info); in the training modes also the
+  // backward's engine and both plans' workspace sizes (tracked, not predicted).
+  std::string info() const override {
+    if (plan_ == nullptr) return {};
+    if (bwd_plan_ == nullptr) return plan_->info;
+    return fmt::format("{}; backward: {}; plan workspace bytes: forward {}, backward {}",
+                       plan_->info, bwd_plan_->info, plan_->workspace_bytes,
+                       bwd_plan_->workspace_bytes);
+  }
 
   void release() override {
+    bwd_pack_.reset();
     pack_.reset();
     plan_ = nullptr;
+    bwd_plan_ = nullptr;
+    bwd_workspace_.reset();
+    aux_.reset();
     workspace_.reset();
   }
 
@@ -119,12 +152,49 @@ class CudnnBackend final : public Backend {
     std::unique_ptr<SdpaPlan> plan;
     std::string refusal;  // why cuDNN refused the shape, when plan is null
   };
+
+  // The cache's plan for `key`, built on first use; UnsupportedCase("<prefix><cuDNN's
+  // message>") when cuDNN refused it (then or before).
+  template <typename Build>
+  static const SdpaPlan& cached_plan(std::map<std::string, Entry>& cache, const std::string& key,
+                                     const char* prefix, Build&& build) {
+    auto it = cache.find(key);
+    if (it == cache.end()) {
+      Entry e;
+      try {
+        e.plan = build();
+      } catch (const CudnnFailure& f) {
+        e.refusal = f.what();
+      }
+      it = cache.emplace(key, std::move(e)).first;
+    }
+    if (!it->second.plan) throw UnsupportedCase(prefix + it->second.refusal);
+    return *it->second.plan;
+  }
+
+  void execute(cudnnBackendDescriptor_t plan, cudnnBackendDescriptor_t pack, void* stream) {
+    if (!stream_set_ || stream != stream_) {
+      const cudnnStatus_t s = api_->SetStream(handle_, static_cast<cudaStream_t>(stream));
+      if (s != CUDNN_STATUS_SUCCESS) {
+        throw CudnnFailure("cudnnSetStream: " + cudnn_status_text(*api_, s));
+      }
+      stream_ = stream;
+      stream_set_ = true;
+    }
+    const cudnnStatus_t s = api_->BackendExecute(handle_, plan, pack);
+    if (s != CUDNN_STATUS_SUCCESS) {
+      throw CudnnFailure("cudnnBackendExecute: " + cudnn_status_text(*api_, s));
+    }
+  }
+
   const CudnnApi* api_ = nullptr;
   cudnnHandle_t handle_ = nullptr;
-  std::map<std::string, Entry> plans_;
+  std::map<std::string, Entry> plans_, bwd_plans_;
   const SdpaPlan* plan_ = nullptr;
+  const SdpaPlan* bwd_plan_ = nullptr;
   std::unique_ptr<SdpaVariantPack> pack_;
-  TrackedBuffer workspace_;
+  std::unique_ptr<SdpaBwdVariantPack> bwd_pack_;
+  TrackedBuffer workspace_, aux_, bwd_workspace_;
   void* stream_ = nullptr;
   bool stream_set_ = false;
 };

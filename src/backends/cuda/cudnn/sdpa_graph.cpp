@@ -1,216 +1,11 @@
 #include "backends/cuda/cudnn/sdpa_graph.h"
 
 #if FA2BENCH_HAVE_CUDNN_HEADERS
-#include <fmt/format.h>
-
-#include <algorithm>
-#include <array>
 #include <chrono>
-#include <exception>
 #include <limits>
+#include <vector>
 
 namespace fa2b {
-namespace {
-
-// Tensor ids in the variant pack.
-constexpr std::int64_t kUidQ = 1, kUidK = 2, kUidV = 3, kUidO = 4, kUidStats = 5, kUidScale = 6,
-                       kUidMaskValue = 7, kUidSkv = 8, kUidSq = 9;
-constexpr std::int64_t kFirstVirtualUid = 100;
-
-// Attributes cuDNN 9 marks deprecated (the handle is still read by 9.x versions before the
-// deprecation), named by value so the deprecation warning does not fail our -Werror build.
-constexpr auto kOperationGraphHandle = static_cast<cudnnBackendAttributeName_t>(800);
-constexpr auto kExecutionPlanHandle = static_cast<cudnnBackendAttributeName_t>(400);
-
-using Dims = std::array<std::int64_t, 4>;
-
-Dims packed(const Dims& d) {
-  return {d[1] * d[2] * d[3], d[2] * d[3], d[3], 1};
-}
-
-void check(const CudnnApi& api, cudnnStatus_t s, const char* what) {
-  if (s != CUDNN_STATUS_SUCCESS) {
-    throw CudnnFailure(fmt::format("{}: {}", what, cudnn_status_text(api, s)));
-  }
-}
-
-// Builds descriptors into `keep` (which owns them) and collects the graph's operations.
-class GraphBuilder {
- public:
-  GraphBuilder(const CudnnApi& api, std::vector<CudnnDesc>& keep) : api_(api), keep_(keep) {}
-
-  cudnnBackendDescriptor_t make(cudnnBackendDescriptorType_t type) {
-    keep_.emplace_back(api_, type);
-    return keep_.back().get();
-  }
-  void set(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t name,
-           cudnnBackendAttributeType_t type, std::int64_t count, const void* value,
-           const char* what) {
-    check(api_, api_.BackendSetAttribute(d, name, type, count, value), what);
-  }
-  void finalize(cudnnBackendDescriptor_t d, const char* what) {
-    check(api_, api_.BackendFinalize(d), what);
-  }
-
-  cudnnBackendDescriptor_t tensor(std::int64_t uid, cudnnDataType_t dt, const Dims& dims,
-                                  const Dims& strides, bool is_virtual, bool by_value = false) {
-    cudnnBackendDescriptor_t t = make(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
-    const std::int64_t alignment = 16;
-    set(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &dt, "tensor data type");
-    set(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, dims.data(), "tensor dims");
-    set(t, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, strides.data(), "tensor strides");
-    set(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid, "tensor uid");
-    set(t, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &alignment, "tensor alignment");
-    set(t, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &is_virtual, "tensor virtual");
-    if (by_value) {
-      set(t, CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, 1, &by_value, "tensor by value");
-    }
-    finalize(t, "tensor finalize");
-    return t;
-  }
-  cudnnBackendDescriptor_t virt(cudnnDataType_t dt, const Dims& dims) {
-    return tensor(next_uid_++, dt, dims, packed(dims), true);
-  }
-  cudnnBackendDescriptor_t scalar(std::int64_t uid, cudnnDataType_t dt) {
-    return tensor(uid, dt, {1, 1, 1, 1}, {1, 1, 1, 1}, false, true);
-  }
-
-  // y = mode(x[, b[, t]]) with math precision `prec`; `axis` for GEN_INDEX.
-  void pointwise(cudnnPointwiseMode_t mode, cudnnDataType_t prec, cudnnBackendDescriptor_t x,
-                 cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t t, cudnnBackendDescriptor_t y,
-                 std::int64_t axis = -1) {
-    cudnnBackendDescriptor_t pw = make(CUDNN_BACKEND_POINTWISE_DESCRIPTOR);
-    set(pw, CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, 1, &mode, "pointwise mode");
-    set(pw, CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, 1, &prec, "pointwise prec");
-    if (axis >= 0) set(pw, CUDNN_ATTR_POINTWISE_AXIS, CUDNN_TYPE_INT64, 1, &axis, "pointwise axis");
-    finalize(pw, "pointwise finalize");
-    cudnnBackendDescriptor_t op = make(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR);
-    const auto D = CUDNN_TYPE_BACKEND_DESCRIPTOR;
-    set(op, CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, D, 1, &pw, "pointwise op desc");
-    set(op, CUDNN_ATTR_OPERATION_POINTWISE_XDESC, D, 1, &x, "pointwise op x");
-    if (b != nullptr) set(op, CUDNN_ATTR_OPERATION_POINTWISE_BDESC, D, 1, &b, "pointwise op b");
-    if (t != nullptr) set(op, CUDNN_ATTR_OPERATION_POINTWISE_TDESC, D, 1, &t, "pointwise op t");
-    set(op, CUDNN_ATTR_OPERATION_POINTWISE_YDESC, D, 1, &y, "pointwise op y");
-    finalize(op, "pointwise op finalize");
-    ops_.push_back(op);
-  }
-
-  void reduction(cudnnReduceTensorOp_t mode, cudnnBackendDescriptor_t x,
-                 cudnnBackendDescriptor_t y) {
-    cudnnBackendDescriptor_t red = make(CUDNN_BACKEND_REDUCTION_DESCRIPTOR);
-    const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
-    set(red, CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, 1, &mode,
-        "reduction mode");
-    set(red, CUDNN_ATTR_REDUCTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &f32, "reduction type");
-    finalize(red, "reduction finalize");
-    cudnnBackendDescriptor_t op = make(CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR);
-    const auto D = CUDNN_TYPE_BACKEND_DESCRIPTOR;
-    set(op, CUDNN_ATTR_OPERATION_REDUCTION_XDESC, D, 1, &x, "reduction op x");
-    set(op, CUDNN_ATTR_OPERATION_REDUCTION_YDESC, D, 1, &y, "reduction op y");
-    set(op, CUDNN_ATTR_OPERATION_REDUCTION_DESC, D, 1, &red, "reduction op desc");
-    finalize(op, "reduction op finalize");
-    ops_.push_back(op);
-  }
-
-  void matmul(cudnnBackendDescriptor_t a, cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t c) {
-    cudnnBackendDescriptor_t mm = make(CUDNN_BACKEND_MATMUL_DESCRIPTOR);
-    const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
-    set(mm, CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &f32, "matmul type");
-    finalize(mm, "matmul finalize");
-    cudnnBackendDescriptor_t op = make(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR);
-    const auto D = CUDNN_TYPE_BACKEND_DESCRIPTOR;
-    set(op, CUDNN_ATTR_OPERATION_MATMUL_ADESC, D, 1, &a, "matmul op a");
-    set(op, CUDNN_ATTR_OPERATION_MATMUL_BDESC, D, 1, &b, "matmul op b");
-    set(op, CUDNN_ATTR_OPERATION_MATMUL_CDESC, D, 1, &c, "matmul op c");
-    set(op, CUDNN_ATTR_OPERATION_MATMUL_DESC, D, 1, &mm, "matmul op desc");
-    finalize(op, "matmul op finalize");
-    ops_.push_back(op);
-  }
-
-  const std::vector<cudnnBackendDescriptor_t>& ops() const { return ops_; }
-
- private:
-  const CudnnApi& api_;
-  std::vector<CudnnDesc>& keep_;
-  std::vector<cudnnBackendDescriptor_t> ops_;
-  std::int64_t next_uid_ = kFirstVirtualUid;
-};
-
-}  // namespace
-
-CudnnDesc::CudnnDesc(const CudnnApi& api, cudnnBackendDescriptorType_t type) : api_(&api) {
-  check(api, api.BackendCreateDescriptor(type, &d_), "cudnnBackendCreateDescriptor");
-}
-
-CudnnDesc::~CudnnDesc() {
-  if (d_ != nullptr) (void)api_->BackendDestroyDescriptor(d_);
-}
-
-CudnnDesc& CudnnDesc::operator=(CudnnDesc&& o) noexcept {
-  if (this != &o) {
-    if (d_ != nullptr) (void)api_->BackendDestroyDescriptor(d_);
-    api_ = o.api_;
-    d_ = o.d_;
-    o.d_ = nullptr;
-  }
-  return *this;
-}
-
-std::string describe_engine_config(const CudnnApi& api, cudnnBackendDescriptor_t engine_cfg) {
-  try {
-    const auto failed = [&](const char* what, cudnnStatus_t s) {
-      return fmt::format("(read-back failed: {}: {})", what, cudnn_status_text(api, s));
-    };
-    // cuDNN copies attributes of descriptor type into descriptors the caller created.
-    CudnnDesc engine(api, CUDNN_BACKEND_ENGINE_DESCRIPTOR);
-    cudnnBackendDescriptor_t e = engine.get();
-    std::int64_t n = 0;
-    cudnnStatus_t s = api.BackendGetAttribute(engine_cfg, CUDNN_ATTR_ENGINECFG_ENGINE,
-                                              CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &n, &e);
-    if (s != CUDNN_STATUS_SUCCESS) {
-      return "engine ? " + failed("CUDNN_ATTR_ENGINECFG_ENGINE", s);
-    }
-    std::int64_t index = -1;
-    s = api.BackendGetAttribute(e, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &n, &index);
-    if (s != CUDNN_STATUS_SUCCESS) {
-      return "engine ? " + failed("CUDNN_ATTR_ENGINE_GLOBAL_INDEX", s);
-    }
-    std::string text = fmt::format("engine {}, knobs ", index);
-
-    std::vector<CudnnDesc> choices;
-    std::vector<cudnnBackendDescriptor_t> raw;
-    choices.reserve(CUDNN_KNOB_TYPE_COUNTS);
-    for (int k = 0; k < CUDNN_KNOB_TYPE_COUNTS; ++k) {
-      choices.emplace_back(api, CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR);
-      raw.push_back(choices.back().get());
-    }
-    std::int64_t count = 0;
-    s = api.BackendGetAttribute(engine_cfg, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
-                                CUDNN_TYPE_BACKEND_DESCRIPTOR,
-                                static_cast<std::int64_t>(raw.size()), &count, raw.data());
-    if (s != CUDNN_STATUS_SUCCESS)
-      return text + "? " + failed("CUDNN_ATTR_ENGINECFG_KNOB_CHOICES", s);
-    count = std::clamp<std::int64_t>(count, 0, static_cast<std::int64_t>(raw.size()));
-    if (count == 0) return text + "none";
-    for (std::int64_t k = 0; k < count; ++k) {
-      cudnnBackendKnobType_t type = CUDNN_KNOB_TYPE_COUNTS;
-      std::int64_t value = 0;
-      const cudnnBackendDescriptor_t c = raw[static_cast<std::size_t>(k)];
-      const bool ok =
-          api.BackendGetAttribute(c, CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE, CUDNN_TYPE_KNOB_TYPE, 1, &n,
-                                  &type) == CUDNN_STATUS_SUCCESS &&
-          api.BackendGetAttribute(c, CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE, CUDNN_TYPE_INT64, 1, &n,
-                                  &value) == CUDNN_STATUS_SUCCESS;
-      if (k > 0) text += ',';
-      text += ok ? fmt::format("{}={}", static_cast<int>(type), value) : std::string("?");
-    }
-    return text;
-  } catch (const std::exception& ex) {
-    return fmt::format("engine ? (read-back failed: {})", ex.what());
-  } catch (...) {
-    return "engine ? (read-back failed)";
-  }
-}
 
 std::unique_ptr<SdpaPlan> build_sdpa_plan(const CudnnApi& api, cudnnHandle_t handle,
                                           const AttnParams& p) {
@@ -218,55 +13,32 @@ std::unique_ptr<SdpaPlan> build_sdpa_plan(const CudnnApi& api, cudnnHandle_t han
   auto out = std::make_unique<SdpaPlan>();
   out->keep.reserve(96);
   GraphBuilder g(api, out->keep);
+  namespace uid = sdpa_uid;
 
   const cudnnDataType_t io = p.dtype == KernelDType::bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
-  const cudnnDataType_t f32 = CUDNN_DATA_FLOAT, i32 = CUDNN_DATA_INT32,
-                        boolean = CUDNN_DATA_BOOLEAN;
+  const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
   const std::int64_t B = p.B, H = p.H, Hkv = p.H_kv, Tq = p.T_q, Tk = p.T_k, D = p.D;
 
   // Inputs and outputs with the case's strides; K enters as K^T (dims and strides swapped).
-  auto Q = g.tensor(kUidQ, io, {B, H, Tq, D},
+  auto Q = g.tensor(uid::kQ, io, {B, H, Tq, D},
                     {p.q_batch_stride, p.q_head_stride, p.q_row_stride, 1}, false);
-  auto KT = g.tensor(kUidK, io, {B, Hkv, D, Tk},
+  auto KT = g.tensor(uid::kK, io, {B, Hkv, D, Tk},
                      {p.k_batch_stride, p.k_head_stride, 1, p.k_row_stride}, false);
-  auto V = g.tensor(kUidV, io, {B, Hkv, Tk, D},
+  auto V = g.tensor(uid::kV, io, {B, Hkv, Tk, D},
                     {p.v_batch_stride, p.v_head_stride, p.v_row_stride, 1}, false);
-  auto O = g.tensor(kUidO, io, {B, H, Tq, D},
+  auto O = g.tensor(uid::kO, io, {B, H, Tq, D},
                     {p.o_batch_stride, p.o_head_stride, p.o_row_stride, 1}, false);
   // Stats (logsumexp) in the case's LSE buffer: [B, H, T_q] float32, packed.
-  auto stats = g.tensor(kUidStats, f32, {B, H, Tq, 1}, {H * Tq, Tq, 1, 1}, false);
-  auto scale = g.scalar(kUidScale, f32);
+  auto stats = g.tensor(uid::kStats, f32, {B, H, Tq, 1}, {H * Tq, Tq, 1, 1}, false);
+  auto scale = g.scalar(uid::kScale, f32);
 
-  const Dims scores{B, H, Tq, Tk}, rows{B, H, Tq, 1};
+  const CudnnDims scores{B, H, Tq, Tk}, rows{B, H, Tq, 1};
   // S = scale * Q K^T
   auto s0 = g.virt(f32, scores);
   g.matmul(Q, KT, s0);
   auto s = g.virt(f32, scores);
   g.pointwise(CUDNN_POINTWISE_MUL, f32, s0, scale, nullptr, s);
-
-  if (p.causal) {
-    // Keep key j for query row i when i + (T_k - T_q) >= j, else the lowest float.
-    auto row = g.virt(i32, scores);
-    g.pointwise(CUDNN_POINTWISE_GEN_INDEX, f32, s, nullptr, nullptr, row, 2);
-    auto col = g.virt(i32, scores);
-    g.pointwise(CUDNN_POINTWISE_GEN_INDEX, f32, s, nullptr, nullptr, col, 3);
-    if (p.T_q != p.T_k) {
-      out->bottom_right = true;
-      auto skv = g.scalar(kUidSkv, i32);
-      auto sq = g.scalar(kUidSq, i32);
-      auto row_skv = g.virt(i32, scores);
-      g.pointwise(CUDNN_POINTWISE_ADD, i32, row, skv, nullptr, row_skv);
-      auto row_shifted = g.virt(i32, scores);
-      g.pointwise(CUDNN_POINTWISE_SUB, i32, row_skv, sq, nullptr, row_shifted);
-      row = row_shifted;
-    }
-    auto keep = g.virt(boolean, scores);
-    g.pointwise(CUDNN_POINTWISE_CMP_GE, boolean, row, col, nullptr, keep);
-    auto mask_value = g.scalar(kUidMaskValue, f32);
-    auto masked = g.virt(f32, scores);
-    g.pointwise(CUDNN_POINTWISE_BINARY_SELECT, f32, s, mask_value, keep, masked);
-    s = masked;
-  }
+  if (p.causal) s = causal_mask(g, s, scores, p.T_q != p.T_k, *out);
 
   // Softmax with stats: m = max, e = exp(s - m), z = sum e, Stats = m + log z, P = e / z.
   // (cuDNN 9.19's heuristics offer no engine for this pattern without the Stats output.)
@@ -286,63 +58,8 @@ std::unique_ptr<SdpaPlan> build_sdpa_plan(const CudnnApi& api, cudnnHandle_t han
   // O = P V
   g.matmul(P, V, O);
 
-  // Operation graph, heuristics, and the first engine config whose plan finalises.
-  cudnnBackendDescriptor_t graph = g.make(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
-  g.set(graph, kOperationGraphHandle, CUDNN_TYPE_HANDLE, 1, &handle, "graph handle");
-  g.set(graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
-        static_cast<std::int64_t>(g.ops().size()), g.ops().data(), "graph ops");
-  g.finalize(graph, "operation graph finalize");
-
-  std::string last_error = "the heuristics returned no engine configuration";
-  for (const cudnnBackendHeurMode_t mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
-    cudnnBackendDescriptor_t heur = g.make(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
-    g.set(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &graph,
-          "heuristics graph");
-    g.set(heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &mode, "heuristics mode");
-    const cudnnStatus_t hs = api.BackendFinalize(heur);
-    if (hs != CUDNN_STATUS_SUCCESS) {
-      last_error = "heuristics finalize: " + cudnn_status_text(api, hs);
-      continue;
-    }
-    std::int64_t count = 0;
-    check(api,
-          api.BackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS,
-                                  CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count, nullptr),
-          "heuristics result count");
-    if (count <= 0) continue;
-    std::vector<cudnnBackendDescriptor_t> cfgs;
-    for (std::int64_t i = 0; i < count; ++i)
-      cfgs.push_back(g.make(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR));
-    std::int64_t got = 0;
-    check(api,
-          api.BackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS,
-                                  CUDNN_TYPE_BACKEND_DESCRIPTOR, count, &got, cfgs.data()),
-          "heuristics results");
-    for (std::int64_t i = 0; i < got; ++i) {
-      CudnnDesc plan(api, CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
-      g.set(plan.get(), kExecutionPlanHandle, CUDNN_TYPE_HANDLE, 1, &handle, "plan handle");
-      g.set(plan.get(), CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
-            &cfgs[static_cast<std::size_t>(i)], "plan engine config");
-      const cudnnStatus_t ps = api.BackendFinalize(plan.get());
-      if (ps != CUDNN_STATUS_SUCCESS) {
-        last_error = "execution plan finalize: " + cudnn_status_text(api, ps);
-        continue;
-      }
-      std::int64_t n = 0;
-      check(api,
-            api.BackendGetAttribute(plan.get(), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
-                                    CUDNN_TYPE_INT64, 1, &n, &out->workspace_bytes),
-            "plan workspace size");
-      out->plan = std::move(plan);
-      out->info = fmt::format("heur {} #{}: {}", mode == CUDNN_HEUR_MODE_A ? "A" : "fallback", i,
-                              describe_engine_config(api, cfgs[static_cast<std::size_t>(i)]));
-      out->build_ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-              .count();
-      return out;
-    }
-  }
-  throw CudnnFailure(last_error);
+  finalize_sdpa_plan(g, handle, *out, start);
+  return out;
 }
 
 SdpaVariantPack::SdpaVariantPack(const CudnnApi& api, const SdpaPlan& plan, const AttnParams& p,
@@ -357,33 +74,21 @@ SdpaVariantPack::SdpaVariantPack(const CudnnApi& api, const SdpaPlan& plan, cons
       o_(p.o),
       lse_(p.lse),
       pack_(api, CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR) {
-  std::vector<std::int64_t> uids = {kUidQ, kUidK, kUidV, kUidO, kUidStats, kUidScale};
+  namespace uid = sdpa_uid;
+  std::vector<std::int64_t> uids = {uid::kQ, uid::kK, uid::kV, uid::kO, uid::kStats, uid::kScale};
   std::vector<void*> ptrs = {
       const_cast<void*>(q_), const_cast<void*>(k_), const_cast<void*>(v_), o_, lse_, &scale_};
   if (p.causal) {
-    uids.push_back(kUidMaskValue);
+    uids.push_back(uid::kMaskValue);
     ptrs.push_back(&neg_);
   }
   if (plan.bottom_right) {
-    uids.push_back(kUidSkv);
+    uids.push_back(uid::kSkv);
     ptrs.push_back(&t_k_);
-    uids.push_back(kUidSq);
+    uids.push_back(uid::kSq);
     ptrs.push_back(&t_q_);
   }
-  const auto n = static_cast<std::int64_t>(uids.size());
-  check(api,
-        api.BackendSetAttribute(pack_.get(), CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64,
-                                n, uids.data()),
-        "variant pack uids");
-  check(api,
-        api.BackendSetAttribute(pack_.get(), CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS,
-                                CUDNN_TYPE_VOID_PTR, n, ptrs.data()),
-        "variant pack pointers");
-  check(api,
-        api.BackendSetAttribute(pack_.get(), CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR,
-                                1, &workspace),
-        "variant pack workspace");
-  check(api, api.BackendFinalize(pack_.get()), "variant pack finalize");
+  fill_variant_pack(api, pack_.get(), uids, ptrs, workspace);
 }
 
 bool SdpaVariantPack::matches(const AttnParams& p) const {
