@@ -13,6 +13,7 @@
 #   SANITIZE_OUT      default $BUILD_DIR/sanitize
 #   SANITIZE_MAX_T    racecheck only: the fa2 sweep skips lengths above this (default 1000; T =
 #                     4097 repeats the paths of 17 and 1000 at 16x the cost under racecheck)
+#   SANITIZE_MEMCHECK_MAX_T  the same bound for memcheck (default: none, every length)
 #
 # Default filter: the kernel correctness tests of fa2bench_gpu_tests. Fa2KernelSweep, Fa2BwdSweep
 # (the backward) and NaiveSweep instantiate every (dtype, head dim) kernel with odd lengths (1, 17, 127, 1000,
@@ -54,6 +55,7 @@ run_shard() {
   [ "$tool" = racecheck ] && extra=(--racecheck-report all)
   local max_t=
   [ "$tool" = racecheck ] && max_t=${SANITIZE_MAX_T:-1000}
+  [ "$tool" = memcheck ] && max_t=${SANITIZE_MEMCHECK_MAX_T:-}
   FA2BENCH_TEST_MAX_T=$max_t FA2BENCH_FA2_GRID_CLASS=$cls "$CS" --tool "$tool" --error-exitcode 86 --print-limit 50 \
     "${extra[@]}" "$TESTS" --gtest_filter="$tests" --gtest_brief=1 >"$log" 2>&1
   echo $? >"$log.rc"
