@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <limits>
 
+#include "core/backend_catalog.h"
 #include "core/shape_algebra.h"
 
 namespace fa2b {
@@ -32,6 +33,18 @@ ActivationShapes activation_shapes(const ModelCase& m) {
           n * m.vocab,  2 * n * 4,         4 * m.B * m.heads * m.T};
 }
 
+DeviceStepBytes device_step_bytes(const ModelCase& m) {
+  DeviceStepBytes d;
+  if (!is_device_backend(m.backend)) return d;
+  const std::int64_t n = m.tokens();
+  d.gemm_workspace = kModelGemmWorkspaceBytes;
+  d.reduce_chunks = std::min(kModelReduceChunks, n);
+  const std::int64_t widest = std::max({2 * m.hidden, m.qkv_width(), m.mlp_hidden()});
+  d.reduce_partials = 4 * std::max(d.reduce_chunks * widest, kModelLossPartials) + 16;
+  d.token_index = 4 * (3 * n + 1);
+  return d;
+}
+
 ModelPlan plan_model(const ModelCase& m) {
   ModelPlan plan;
   plan.params = model_params(m);
@@ -39,8 +52,11 @@ ModelPlan plan_model(const ModelCase& m) {
   const std::int64_t P = plan.params.total;
   plan.weight_bytes = P * e;
   plan.grad_bytes = P * e;
-  plan.optimizer_bytes = m.optimizer == Optimizer::adamw ? 2 * P * 4 : 0;
+  // AdamW's m and v in the parameters' dtype, as PyTorch's AdamW keeps them (exp_avg and
+  // exp_avg_sq are zeros_like(param)); no float32 master weights.
+  plan.optimizer_bytes = m.optimizer == Optimizer::adamw ? 2 * P * e : 0;
   plan.token_bytes = 4 * m.tokens();
+  plan.device_step_bytes = device_step_bytes(m).total();
 
   const Case ac = m.attention_case();
   plan.attention_saved_bytes = saved_bytes(ac);
@@ -49,7 +65,7 @@ ModelPlan plan_model(const ModelCase& m) {
       predicted_memory(ac).predicted_bytes - io_bytes(ac) - grad_io_bytes(ac);
   plan.attention_instances = m.recompute ? 1 : static_cast<int>(m.layers);
   plan.persistent_bytes = plan.weight_bytes + plan.grad_bytes + plan.optimizer_bytes +
-                          plan.token_bytes +
+                          plan.token_bytes + plan.device_step_bytes +
                           plan.attention_instances * plan.attention_backend_bytes;
 
   // Bytes of the activations, named as the step (src/model/model_step.cpp) names its buffers.
@@ -102,7 +118,7 @@ ModelPlan plan_model(const ModelCase& m) {
 }
 
 bool model_sizes_fit_int64(const ModelCase& m, std::string* why) {
-  // Each product below, times 64 for the sums and the optimizer's two float32 copies, must
+  // Each product below, times 64 for the sums and the optimizer's two state copies, must
   // fit; the attention's own sizes are the shape algebra's guard.
   struct Term {
     const char* what;
@@ -142,8 +158,10 @@ const char* model_flops_convention() {
 
 const char* model_memory_convention() {
   return "model step: tracked peak of one step after a warm-up step, persistent memory included: "
-         "weights and gradients in the dtype, AdamW m and v in float32 (no master weights), "
-         "int32 tokens, every block's saved activations, the attention backends' own buffers; "
+         "weights and gradients in the dtype, AdamW m and v in the dtype too (PyTorch's: no master "
+         "weights, no float32 state), "
+         "int32 tokens, every block's saved activations, the attention backends' own buffers, on "
+         "the cuda target the step's cuBLASLt workspace, reduction partials and token index; "
          "cpu-flash's per-thread tile scratch is reported apart (attention_scratch_bytes)";
 }
 

@@ -30,7 +30,7 @@ TEST(ModelPlan, BytesAndPeakOfTheTinyModelWithNaiveAttention) {
   const ModelPlan p = plan_model(tiny("cpu-naive"));
   EXPECT_EQ(p.weight_bytes, 112512 * 4);
   EXPECT_EQ(p.grad_bytes, 112512 * 4);
-  EXPECT_EQ(p.optimizer_bytes, 2 * 112512 * 4);  // AdamW m and v in float32
+  EXPECT_EQ(p.optimizer_bytes, 2 * 112512 * 4);  // AdamW m and v in the dtype (fp32)
   EXPECT_EQ(p.token_bytes, 66 * 4);
   // Attention B2 H4 T33 D16 fp32: saved LSE 1056 + P 2*4*33*33*4 = 34848; backward workspace
   // D_i 1056; the prepared backend holds S (fp32) + P + D_i = 34848 + 34848 + 1056.
@@ -79,16 +79,43 @@ TEST(ModelPlan, OptimizerNoneDropsTheState) {
   EXPECT_EQ(plan_model(tiny("cpu-flash")).peak_bytes - plan_model(m).peak_bytes, 900096);
 }
 
-TEST(ModelPlan, Bf16HalvesWeightsAndActivationsButNotAdamState) {
+// PyTorch's AdamW keeps exp_avg and exp_avg_sq in the parameter's dtype: bf16 halves them too.
+TEST(ModelPlan, Bf16HalvesWeightsActivationsAndAdamState) {
   ModelCase m = tiny("fa2");
   m.dtype = DType::bf16;
   const ModelPlan p = plan_model(m);
   EXPECT_EQ(p.weight_bytes, 112512 * 2);
-  EXPECT_EQ(p.optimizer_bytes, 112512 * 8);
+  EXPECT_EQ(p.optimizer_bytes, 2 * 112512 * 2);
   // Activations: rows in bf16, LN stats and LSE stay float32.
   EXPECT_EQ(p.block_saved_bytes, 1056 + 1056 + (84480 + 50688 + 135168) / 2);
   // fa2's backend state: fp32 dQ accumulator and row sums, 4*B*H*T*(D+1).
   EXPECT_EQ(p.attention_backend_bytes, 4 * 2 * 4 * 33 * 17);
+}
+
+// The CUDA step's own persistent buffers, for a backend that runs on the device only: cuBLASLt's
+// 32 MiB workspace; float32 partials of 64 row chunks times the widest reduced row (the MLP's
+// 256 columns here; LayerNorm's 2 * 64 and QKV's 192 are narrower) plus 16 bytes for the loss;
+// the token index (order 66, segment starts 67, segment tokens 66, int32).
+TEST(ModelPlan, TheCudaStepsOwnBuffersArePersistent) {
+  ModelCase m = tiny("fa2");
+  m.dtype = DType::bf16;
+  const DeviceStepBytes d = device_step_bytes(m);
+  EXPECT_EQ(d.gemm_workspace, 32 << 20);
+  EXPECT_EQ(d.reduce_chunks, 64);
+  EXPECT_EQ(d.reduce_partials, 4 * 64 * 256 + 16);
+  EXPECT_EQ(d.token_index, 4 * (66 + 67 + 66));
+  const ModelPlan p = plan_model(m);
+  EXPECT_EQ(p.device_step_bytes, d.total());
+  EXPECT_EQ(p.persistent_bytes, p.weight_bytes + p.grad_bytes + p.optimizer_bytes + p.token_bytes +
+                                    d.total() + 2 * p.attention_backend_bytes);
+  // Fewer tokens than chunks: one chunk per token; the loss's 1024 partials set the floor.
+  m.B = 1;
+  m.T = 3;
+  EXPECT_EQ(device_step_bytes(m).reduce_chunks, 3);
+  EXPECT_EQ(device_step_bytes(m).reduce_partials, 4 * 1024 + 16);
+  // The host step has none of them.
+  EXPECT_EQ(device_step_bytes(tiny("cpu-flash")).total(), 0);
+  EXPECT_EQ(plan_model(tiny("cpu-flash")).device_step_bytes, 0);
 }
 
 TEST(ModelPlan, Flops) {
