@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <random>
 
 #include "backends/shape_params.h"
 #include "core/model_plan.h"
@@ -63,25 +62,14 @@ TransformerStep::TransformerStep(const ModelCase& m, MemoryTracker& tracker, std
   params_ = floats(tracker, P, "weights");
   grads_ = floats(tracker, P, "gradients");
   if (m.optimizer == Optimizer::adamw) {
-    adam_m_ = floats(tracker, P, "AdamW m (float32)");
-    adam_v_ = floats(tracker, P, "AdamW v (float32)");
+    adam_m_ = floats(tracker, P, "AdamW m");
+    adam_v_ = floats(tracker, P, "AdamW v");
     std::fill(adam_m_.as<float>(), adam_m_.as<float>() + P, 0.0f);
     std::fill(adam_v_.as<float>(), adam_v_.as<float>() + P, 0.0f);
   }
   tokens_ = TrackedBuffer(tracker, static_cast<std::size_t>(m.tokens()) * 4, "tokens");
 
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> normal(0.0f, init_std);
-  float* w = params();
-  std::fill(w, w + P, 0.0f);
-  for (const ParamTensor& t : layout_.tensors) {
-    const bool ln_gain = t.name.find("_g") != std::string::npos && t.rows == 1;
-    if (ln_gain) std::fill(w + t.offset, w + t.offset + t.count(), 1.0f);
-    if (t.rows > 1)
-      for (std::int64_t i = 0; i < t.count(); ++i) w[t.offset + i] = normal(rng);
-  }
-  std::uniform_int_distribution<std::int32_t> token(0, static_cast<std::int32_t>(m.vocab - 1));
-  for (std::int64_t i = 0; i < m.tokens(); ++i) tokens_.as<std::int32_t>()[i] = token(rng);
+  initial_state(m, layout_, seed, init_std, params(), tokens_.as<std::int32_t>());
 
   // Each layer keeps its attention's saved state (cpu-naive: P) until its backward; with
   // recompute one backend serves every layer, forward and recomputed forward alike.

@@ -1,5 +1,8 @@
 #include "model/param_layout.h"
 
+#include <algorithm>
+#include <random>
+
 namespace fa2b::model {
 
 ParamLayout param_layout(const ModelCase& m) {
@@ -32,6 +35,29 @@ ParamLayout param_layout(const ModelCase& m) {
   p.lnf_b = add("lnf_b", 1, h);
   p.head = add("head", h, m.vocab);
   return p;
+}
+
+bool is_layer_norm_gain(const ParamTensor& t) {
+  return t.rows == 1 && t.name.size() >= 2 && t.name.compare(t.name.size() - 2, 2, "_g") == 0;
+}
+
+void initial_state(const ModelCase& m, const ParamLayout& lay, std::uint64_t seed, float init_std,
+                   float* w, std::int32_t* tokens) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal(0.0f, init_std);
+  std::fill(w, w + lay.total, 0.0f);
+  for (const ParamTensor& t : lay.tensors) {
+    if (is_layer_norm_gain(t)) std::fill(w + t.offset, w + t.offset + t.count(), 1.0f);
+    if (t.rows > 1)
+      for (std::int64_t i = 0; i < t.count(); ++i) w[t.offset + i] = normal(rng);
+  }
+  initial_tokens(m, seed, tokens);
+}
+
+void initial_tokens(const ModelCase& m, std::uint64_t seed, std::int32_t* tokens) {
+  std::mt19937_64 rng(seed ^ 0x9E3779B97F4A7C15ull);
+  std::uniform_int_distribution<std::int32_t> token(0, static_cast<std::int32_t>(m.vocab - 1));
+  for (std::int64_t i = 0; i < m.tokens(); ++i) tokens[i] = token(rng);
 }
 
 }  // namespace fa2b::model
