@@ -63,7 +63,13 @@ ModelPlan plan_model(const ModelCase& m) {
   plan.attention_workspace_bytes = backward_workspace_bytes(ac);
   plan.attention_backend_bytes =
       predicted_memory(ac).predicted_bytes - io_bytes(ac) - grad_io_bytes(ac);
-  plan.attention_instances = m.recompute ? 1 : static_cast<int>(m.layers);
+  // A backend whose forward saves nothing but the LSE (fa2, cudnn, cpu-flash: O and the LSE are
+  // the step's buffers) holds only its backward workspace, so one prepared backend serves every
+  // layer; one that saves P inside (naive, standard, cpu-naive) needs one per layer, its state
+  // living until that layer's backward, unless recompute runs each layer's forward right before
+  // its backward.
+  const bool saves_only_lse = plan.attention_saved_bytes == 4 * m.B * m.heads * m.T;
+  plan.attention_instances = m.recompute || saves_only_lse ? 1 : static_cast<int>(m.layers);
   plan.persistent_bytes = plan.weight_bytes + plan.grad_bytes + plan.optimizer_bytes +
                           plan.token_bytes + plan.device_step_bytes +
                           plan.attention_instances * plan.attention_backend_bytes;

@@ -59,7 +59,9 @@ struct ModelPlan {
   // case less the tensors the caller owns: Q, K, V, O, LSE, dO, dQ, dK, dV).
   std::int64_t attention_saved_bytes = 0, attention_workspace_bytes = 0;
   std::int64_t attention_backend_bytes = 0;
-  int attention_instances = 0;  // layers with recompute off (each keeps its state), else 1
+  // Prepared attention backends: one per layer when the backend keeps saved state (P) between
+  // a layer's forward and backward and recompute is off; else one for all layers.
+  int attention_instances = 0;
   // Activations: what one block keeps for the backward (recompute off: every tensor below;
   // on: its input only) and everything saved at the end of the forward.
   std::int64_t block_saved_bytes = 0, activation_bytes = 0;

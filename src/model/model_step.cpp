@@ -71,11 +71,13 @@ TransformerStep::TransformerStep(const ModelCase& m, MemoryTracker& tracker, std
 
   initial_state(m, layout_, seed, init_std, params(), tokens_.as<std::int32_t>());
 
-  // Each layer keeps its attention's saved state (cpu-naive: P) until its backward; with
-  // recompute one backend serves every layer, forward and recomputed forward alike.
-  const std::int64_t predicted = plan_model(m).attention_backend_bytes;
+  // A backend that saves state (cpu-naive: P) keeps it per layer until that layer's backward;
+  // one that saves only the LSE (cpu-flash), or any with recompute, serves every layer alone
+  // (core/model_plan.cpp's attention_instances).
+  const ModelPlan plan = plan_model(m);
+  const std::int64_t predicted = plan.attention_backend_bytes;
   const AttnParams shape = shape_params(ac);
-  const std::int64_t instances = m.recompute ? 1 : m.layers;
+  const std::int64_t instances = plan.attention_instances;
   attention_.push_back(std::move(probe));
   while (static_cast<std::int64_t>(attention_.size()) < instances)
     attention_.push_back(make_backend(m.backend));

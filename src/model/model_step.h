@@ -25,9 +25,9 @@ struct StepTimes {
 class TransformerStep {
  public:
   // Allocates the persistent memory (weights, grads, AdamW state, tokens) and prepares the
-  // attention backends (one per layer, or one shared with recompute). Throws UnsupportedCase
-  // for what the CPU step cannot run (dtype other than fp32, a backend that refuses the
-  // attention case) and OutOfMemory from the tracker. Weights: N(0, init_std) linear and
+  // attention backends (one per layer, or one for all: the plan's attention_instances). Throws
+  // UnsupportedCase for what the CPU step cannot run (dtype other than fp32, a backend that refuses
+  // the attention case) and OutOfMemory from the tracker. Weights: N(0, init_std) linear and
   // embedding weights (GPT-2's; tests raise init_std so that GELU and softmax work away from
   // their linear range), zero biases, LayerNorm gamma 1 and beta 0; tokens uniform in
   // [0, vocab); both from `seed`.
@@ -55,7 +55,9 @@ class TransformerStep {
   void forward_block(std::int64_t layer, BlockActs& a, const float* x_in, float* x_out);
   void backward_block(std::int64_t layer, BlockActs& a, const float* x_in, float* dx);
   AttnParams attention_params(std::int64_t layer, const BlockActs& a) const;
-  Backend& attention(std::int64_t layer) { return *attention_[recompute() ? 0 : layer]; }
+  Backend& attention(std::int64_t layer) {
+    return *attention_[attention_.size() == 1 ? 0 : static_cast<std::size_t>(layer)];
+  }
   bool recompute() const { return m_.recompute; }
 
   ModelCase m_;

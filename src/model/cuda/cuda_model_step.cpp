@@ -170,13 +170,15 @@ CudaTransformerStep::CudaTransformerStep(const ModelCase& m, MemoryTracker& trac
   gemm_->set_stream(stream_, gemm_workspace_.get(), gemm_workspace_.bytes());
   for (cudaEvent_t& e : events_) check(cudaEventCreate(&e), "cudaEventCreate");
 
-  // Each layer keeps its attention's saved state until its backward; with recompute one
-  // backend serves every layer. prepare() sees the strides run() will get (rows of the fused
-  // QKV projection).
+  // A backend that saves P (naive, standard) keeps it per layer until that layer's backward;
+  // one that saves only the LSE (fa2, cudnn), or any with recompute, serves every layer alone
+  // (the plan's attention_instances). prepare() sees the strides run() will get (rows of the
+  // fused QKV projection).
   const Case ac = m.attention_case();
-  const std::int64_t predicted = plan_model(m).attention_backend_bytes;
+  const ModelPlan plan = plan_model(m);
+  const std::int64_t predicted = plan.attention_backend_bytes;
   const AttnParams shape = attention_params(nullptr);
-  const std::int64_t instances = m.recompute ? 1 : m.layers;
+  const std::int64_t instances = plan.attention_instances;
   attention_.push_back(std::move(probe));
   while (static_cast<std::int64_t>(attention_.size()) < instances)
     attention_.push_back(make_backend(m.backend));

@@ -62,7 +62,9 @@ class CudaTransformerStep {
   void forward_block(std::int64_t layer, BlockActs& a, const void* x_in, void* x_out);
   void backward_block(std::int64_t layer, BlockActs& a, const void* x_in, void* dx);
   AttnParams attention_params(const BlockActs* a) const;
-  Backend& attention(std::int64_t layer) { return *attention_[m_.recompute ? 0 : layer]; }
+  Backend& attention(std::int64_t layer) {
+    return *attention_[attention_.size() == 1 ? 0 : static_cast<std::size_t>(layer)];
+  }
   const void* w(std::int64_t offset) const;
   void* g(std::int64_t offset) const;
   TrackedBuffer rows(std::int64_t elements, const char* what);
