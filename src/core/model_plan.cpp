@@ -70,8 +70,9 @@ ModelPlan plan_model(const ModelCase& m) {
   // its backward.
   const bool saves_only_lse = plan.attention_saved_bytes == 4 * m.B * m.heads * m.T;
   plan.attention_instances = m.recompute || saves_only_lse ? 1 : static_cast<int>(m.layers);
-  plan.persistent_bytes = plan.weight_bytes + plan.grad_bytes + plan.optimizer_bytes +
-                          plan.token_bytes + plan.device_step_bytes +
+  // Gradients are not persistent (below): PyTorch's zero_grad(set_to_none=True).
+  plan.persistent_bytes = plan.weight_bytes + plan.optimizer_bytes + plan.token_bytes +
+                          plan.device_step_bytes +
                           plan.attention_instances * plan.attention_backend_bytes;
 
   // Bytes of the activations, named as the step (src/model/model_step.cpp) names its buffers.
@@ -88,14 +89,22 @@ ModelPlan plan_model(const ModelCase& m) {
   const std::int64_t saved_blocks = L * plan.block_saved_bytes;
   plan.activation_bytes = x0 + saved_blocks + final_ln;
 
+  // Gradients, as PyTorch holds them with zero_grad(set_to_none=True): each group is allocated
+  // when the backward first writes it (the LM head's, the final LayerNorm's, one block's at the
+  // start of its backward, the embedding's) and all are dropped when the next step starts; the
+  // optimizer reads them all.
+  const ModelParams& pp = plan.params;
+  const std::int64_t g_head = pp.lm_head * e, g_lnf = pp.final_ln * e, g_block = pp.per_block * e;
+
   // The schedule's local maxima. Forward allocations only grow (recompute on: a block's
   // temporaries are freed after it), so the forward's maxima are its end and, with recompute,
   // its last block. In the backward the logits are freed before dlogits exists; dx (the residual
   // stream's gradient) lives through every block; a block's backward holds at most
-  // d_act [tokens, mlp] + d_ln2, or d_attn + d_qkv (then d_qkv + d_ln1, as large), beside dx.
-  // The last block's backward has every earlier block's activations still live, so it is the
-  // largest of the blocks' (recompute on: its recomputed activations, less x_next, which is
-  // the checkpoint already counted).
+  // d_act [tokens, mlp] + d_ln2, or d_attn + d_qkv (then d_qkv + d_ln1, as large), beside dx
+  // and its gradients. Block l's backward has blocks 0..l's activations still live (recompute
+  // on: the checkpoints x_0..x_l+1 and block l's recomputed activations, less x_next, which is
+  // the checkpoint already counted) and the gradients of blocks l..L-1: linear in l, so the
+  // largest is the last block's or the first's. The embedding's backward holds every gradient.
   const std::int64_t P0 = plan.persistent_bytes;
   const std::int64_t block_transient = xh + std::max(xf, xq);
   auto& ph = plan.phases;
@@ -103,13 +112,20 @@ ModelPlan plan_model(const ModelCase& m) {
     ph.push_back({"forward, last block (recomputable temporaries live)",
                   P0 + x0 + (L - 1) * xh + block_full});
   }
-  ph.push_back({"forward end (logits live)", P0 + x0 + saved_blocks + final_ln + xv});
-  ph.push_back({"LM head backward (dlogits, d_lnf)", P0 + x0 + saved_blocks + final_ln + xv + xh});
-  ph.push_back(
-      {"final LayerNorm backward (d_lnf, dx)", P0 + x0 + saved_blocks + final_ln + 2 * xh});
-  const std::int64_t last_block_acts = m.recompute ? L * xh + (block_full - xh) : saved_blocks;
-  ph.push_back({"last block backward (dx + largest transient)",
-                P0 + x0 + last_block_acts + xh + block_transient});
+  const std::int64_t acts = x0 + saved_blocks + final_ln;
+  ph.push_back({"forward end (logits live)", P0 + acts + xv});
+  ph.push_back({"LM head backward (dlogits, its gradient, d_lnf)", P0 + acts + xv + g_head + xh});
+  ph.push_back({"final LayerNorm backward (d_lnf, dx)", P0 + acts + g_head + g_lnf + 2 * xh});
+  auto block_backward = [&](std::int64_t l) {
+    const std::int64_t block_acts =
+        m.recompute ? (l + 1) * xh + (block_full - xh) : (l + 1) * block_full;
+    return P0 + x0 + block_acts + g_head + g_lnf + (L - l) * g_block + xh + block_transient;
+  };
+  ph.push_back({"last block backward (dx + largest transient)", block_backward(L - 1)});
+  if (L > 1) {
+    ph.push_back({"first block backward (every block's gradients)", block_backward(0)});
+  }
+  ph.push_back({"embedding backward (every gradient)", P0 + x0 + xh + plan.grad_bytes});
   for (const PlanPhase& p : ph) {
     if (p.bytes > plan.peak_bytes) {
       plan.peak_bytes = p.bytes;
@@ -164,8 +180,10 @@ const char* model_flops_convention() {
 
 const char* model_memory_convention() {
   return "model step: tracked peak of one step after a warm-up step, persistent memory included: "
-         "weights and gradients in the dtype, AdamW m and v in the dtype too (PyTorch's: no master "
-         "weights, no float32 state), "
+         "weights in the dtype, AdamW m and v in the dtype too (PyTorch's: no master "
+         "weights, no float32 state), gradients in the dtype allocated per parameter group when "
+         "the backward first writes them and dropped when the next step starts (PyTorch's "
+         "zero_grad(set_to_none=True)), "
          "int32 tokens, every block's saved activations, the attention backends' own buffers, on "
          "the cuda target the step's cuBLASLt workspace, reduction partials and token index; "
          "cpu-flash's per-thread tile scratch is reported apart (attention_scratch_bytes)";

@@ -46,11 +46,14 @@ DeviceStepBytes device_step_bytes(const ModelCase& m);
 
 struct ModelPlan {
   ModelParams params;
-  // Persistent for the whole step (allocated before it): weights and gradients in the case's
-  // dtype, AdamW's m and v in the case's dtype too (PyTorch's AdamW keeps exp_avg and
+  // Persistent for the whole step (allocated before it): weights in the case's dtype, AdamW's m
+  // and v in the case's dtype too (PyTorch's AdamW keeps exp_avg and
   // exp_avg_sq like the parameter; 0 with optimizer none; no float32 master weights), the
   // int32 tokens, the CUDA step's own buffers (device_step_bytes) and the prepared attention
-  // backends.
+  // backends. Gradients (grad_bytes, in the dtype) are not persistent: each parameter group's
+  // (the LM head, the final LayerNorm, each block, the embedding) is allocated when the backward
+  // first writes it and all are dropped when the next step starts (PyTorch's
+  // zero_grad(set_to_none=True)).
   std::int64_t weight_bytes = 0, grad_bytes = 0, optimizer_bytes = 0, token_bytes = 0;
   std::int64_t device_step_bytes = 0;
   // The attention inside one block, from the shape algebra (core/shape_algebra.h) for the

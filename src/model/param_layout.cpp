@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <random>
+#include <stdexcept>
 
 namespace fa2b::model {
 
@@ -35,6 +36,25 @@ ParamLayout param_layout(const ModelCase& m) {
   p.lnf_b = add("lnf_b", 1, h);
   p.head = add("head", h, m.vocab);
   return p;
+}
+
+std::vector<ParamGroup> param_groups(const ParamLayout& lay) {
+  std::vector<ParamGroup> g;
+  const std::int64_t first_block = lay.blocks.empty() ? lay.lnf_g : lay.blocks.front().ln1_g;
+  g.push_back({"embedding", lay.embedding, first_block - lay.embedding});
+  for (std::size_t l = 0; l < lay.blocks.size(); ++l) {
+    const std::int64_t end = l + 1 < lay.blocks.size() ? lay.blocks[l + 1].ln1_g : lay.lnf_g;
+    g.push_back({"block" + std::to_string(l), lay.blocks[l].ln1_g, end - lay.blocks[l].ln1_g});
+  }
+  g.push_back({"final LayerNorm", lay.lnf_g, lay.head - lay.lnf_g});
+  g.push_back({"LM head", lay.head, lay.total - lay.head});
+  return g;
+}
+
+std::size_t param_group_of(const std::vector<ParamGroup>& groups, std::int64_t offset) {
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    if (offset >= groups[i].offset && offset < groups[i].offset + groups[i].count) return i;
+  throw std::out_of_range("parameter offset outside the layout");
 }
 
 bool is_layer_norm_gain(const ParamTensor& t) {

@@ -29,6 +29,17 @@ struct ParamLayout {
 
 ParamLayout param_layout(const ModelCase& m);
 
+// The parameter groups whose gradients are allocated one at a time in the backward
+// (core/model_plan.cpp's gradient schedule), in buffer order: the embedding, each block, the
+// final LayerNorm, the LM head. Each is a contiguous range of the flat layout.
+struct ParamGroup {
+  std::string name;
+  std::int64_t offset = 0, count = 0;
+};
+std::vector<ParamGroup> param_groups(const ParamLayout& lay);
+// Index into param_groups() of the group holding flat element `offset`.
+std::size_t param_group_of(const std::vector<ParamGroup>& groups, std::int64_t offset);
+
 // LayerNorm gains start at 1; every other rows == 1 tensor (biases, LayerNorm betas) at 0;
 // matrices (rows > 1: linear and embedding weights) from N(0, init_std).
 bool is_layer_norm_gain(const ParamTensor& t);

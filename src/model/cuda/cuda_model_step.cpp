@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include "backends/shape_params.h"
@@ -100,7 +101,20 @@ const void* CudaTransformerStep::w(std::int64_t offset) const {
 }
 
 void* CudaTransformerStep::g(std::int64_t offset) const {
-  return grads_.as<char>() + offset * esize_;
+  const std::size_t i = param_group_of(groups_, offset);
+  return grads_[i].as<char>() + (offset - groups_[i].offset) * esize_;
+}
+
+void CudaTransformerStep::allocate_grads(std::size_t group) {
+  grads_[group] = rows(groups_[group].count, "gradients");
+  if (poison_grads_) {
+    check(cudaMemsetAsync(grads_[group].get(), 0xFF, grads_[group].bytes(), stream_),
+          "cudaMemsetAsync");
+  }
+}
+
+void CudaTransformerStep::drop_grads() {
+  for (TrackedBuffer& b : grads_) b.reset();
 }
 
 CudaTransformerStep::CudaTransformerStep(const ModelCase& m, MemoryTracker& tracker,
@@ -119,7 +133,8 @@ CudaTransformerStep::CudaTransformerStep(const ModelCase& m, MemoryTracker& trac
   // Persistent memory, in the plan's terms: weights, gradients, AdamW m and v (the dtype),
   // tokens, the step's own buffers, then the attention backends.
   params_ = rows(P, "weights");
-  grads_ = rows(P, "gradients");
+  groups_ = param_groups(layout_);
+  grads_.resize(groups_.size());
   if (m.optimizer == Optimizer::adamw) {
     adam_m_ = rows(P, "AdamW m");
     adam_v_ = rows(P, "AdamW v");
@@ -227,11 +242,14 @@ std::vector<float> CudaTransformerStep::params_to_host() const {
 }
 
 std::vector<float> CudaTransformerStep::grads_to_host() const {
-  return widen(grads_, layout_.total, kdtype_, stream_);
-}
-
-void CudaTransformerStep::poison_grads() {
-  check(cudaMemsetAsync(grads_.get(), 0xFF, grads_.bytes(), stream_), "cudaMemsetAsync");
+  std::vector<float> out;
+  if (grads_.empty() || grads_.front().get() == nullptr) return out;
+  out.reserve(static_cast<std::size_t>(layout_.total));
+  for (std::size_t i = 0; i < groups_.size(); ++i) {
+    const std::vector<float> part = widen(grads_[i], groups_[i].count, kdtype_, stream_);
+    out.insert(out.end(), part.begin(), part.end());
+  }
+  return out;
 }
 
 AttnParams CudaTransformerStep::attention_params(const BlockActs* a) const {
@@ -335,6 +353,16 @@ void CudaTransformerStep::backward_block(std::int64_t layer, BlockActs& a, const
 }
 
 double CudaTransformerStep::forward_backward(StepTimes* times) {
+  drop_grads();  // zero_grad(set_to_none=True)
+  try {
+    return step(times);
+  } catch (...) {
+    drop_grads();
+    throw;
+  }
+}
+
+double CudaTransformerStep::step(StepTimes* times) {
   const std::int64_t n = m_.tokens(), h = m_.hidden, L = m_.layers, V = m_.vocab;
   const ActivationShapes s = activation_shapes(m_);
   float* partials = partials_.as<float>();
@@ -379,12 +407,14 @@ double CudaTransformerStep::forward_backward(StepTimes* times) {
   {
     TrackedBuffer d_logits = rows(s.row_vocab, "d logits");
     check(fill(d_logits.get(), n * V, 1.0f, kdtype_, stream_), "fill");
+    allocate_grads(groups_.size() - 1);  // the LM head's
     d_lnf = rows(s.row_h, "d final LN out");
     gemm_->backward_data(d_logits.get(), w(layout_.head), d_lnf.get(), n, h, V, inv);
     gemm_->backward_weight(lnf_out.get(), d_logits.get(), g(layout_.head), n, h, V, inv);
   }
   TrackedBuffer dx = rows(s.row_h, "d residual");
   check(cudaMemsetAsync(dx.get(), 0, dx.bytes(), stream_), "cudaMemsetAsync");
+  allocate_grads(groups_.size() - 2);  // the final LayerNorm's
   check(layer_norm_backward_dx_add(d_lnf.get(), x_last, lnf_stats.as<float>(), n, h,
                                    w(layout_.lnf_g), dx.get(), kdtype_, stream_),
         "layer_norm_backward_dx_add");
@@ -398,6 +428,7 @@ double CudaTransformerStep::forward_backward(StepTimes* times) {
   for (std::int64_t l = L - 1; l >= 0; --l) {
     const auto li = static_cast<std::size_t>(l);
     const void* x_in = x[li].get();
+    allocate_grads(1 + li);  // the block's
     if (m_.recompute) {
       acts[li] = std::make_unique<BlockActs>(*this);
       forward_block(l, *acts[li], x_in, nullptr);
@@ -406,6 +437,7 @@ double CudaTransformerStep::forward_backward(StepTimes* times) {
     acts[li].reset();
     x[li + 1].reset();
   }
+  allocate_grads(0);  // the embedding's
   TokenIndexView index;
   index.order = token_index_.as<std::int32_t>();
   index.seg_start = index.order + n;
@@ -443,10 +475,14 @@ void CudaTransformerStep::optimizer_step(const AdamWSettings& s, StepTimes* time
   a.weight_decay = s.weight_decay;
   a.bc1 = 1.0f - std::pow(s.beta1, static_cast<float>(adam_steps_));
   a.bc2 = 1.0f - std::pow(s.beta2, static_cast<float>(adam_steps_));
+  if (grads_.front().get() == nullptr) throw std::logic_error("optimizer_step before a backward");
   check(cudaEventRecord(events_[2], stream_), "cudaEventRecord");
-  check(adamw_update(params_.get(), grads_.get(), adam_m_.get(), adam_v_.get(), layout_.total, a,
-                     kdtype_, stream_),
-        "adamw_update");
+  for (std::size_t i = 0; i < groups_.size(); ++i) {  // one pass per gradient group
+    const std::int64_t off = groups_[i].offset * esize_;
+    check(adamw_update(params_.as<char>() + off, grads_[i].get(), adam_m_.as<char>() + off,
+                       adam_v_.as<char>() + off, groups_[i].count, a, kdtype_, stream_),
+          "adamw_update");
+  }
   check(cudaEventRecord(events_[3], stream_), "cudaEventRecord");
   check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
   if (times) {

@@ -25,9 +25,9 @@ class LtGemm;
 
 class CudaTransformerStep {
  public:
-  // Allocates the persistent memory (weights, grads, AdamW m and v in the dtype, tokens, the
+  // Allocates the persistent memory (weights, AdamW m and v in the dtype, tokens, the
   // token index, cuBLASLt's workspace, reduction partials) and prepares the attention backends
-  // (one per layer, or one with recompute). Weights drawn on the device from `seed` as
+  // (the plan's attention_instances). Weights drawn on the device from `seed` as
   // model/param_layout.h describes (a counter-based normal generator, not the host step's
   // std::mt19937_64: set_params() copies another step's over), tokens model::initial_tokens'.
   // Throws UnsupportedCase for what it cannot run (fp32, hidden or D not a multiple of 8, a host
@@ -39,21 +39,24 @@ class CudaTransformerStep {
   CudaTransformerStep(const CudaTransformerStep&) = delete;
   CudaTransformerStep& operator=(const CudaTransformerStep&) = delete;
 
-  // Forward and backward: returns the loss (synchronises) and leaves every gradient written.
+  // Forward and backward: drops the last step's gradients first (PyTorch's
+  // zero_grad(set_to_none=True)), allocates each parameter group's when the backward first
+  // writes it, returns the loss (synchronises) and leaves every gradient written (on an
+  // exception none stays).
   double forward_backward(StepTimes* times = nullptr);
   // One AdamW update from the gradients (no-op with optimizer none).
   void optimizer_step(const AdamWSettings& s, StepTimes* times = nullptr);
 
   const ParamLayout& layout() const { return layout_; }
   const std::vector<std::int32_t>& tokens() const { return tokens_host_; }
-  // Host copies widened to float32, and the weights replaced by `host` (layout().total floats,
-  // rounded to the dtype). For tests.
+  // Host copies widened to float32 (grads: empty before the first step), and the weights
+  // replaced by `host` (layout().total floats, rounded to the dtype). For tests.
   std::vector<float> params_to_host() const;
   std::vector<float> grads_to_host() const;
   void set_params(const float* host);
-  // Sets every gradient byte to 0xFF (NaN in fp16 and bf16): a gradient the step does not
-  // write stays NaN.
-  void poison_grads();
+  // From the next step on, every gradient group is set to 0xFF bytes (NaN in fp16 and bf16)
+  // when allocated: a gradient the step does not write stays NaN. For tests.
+  void poison_new_grads(bool on) { poison_grads_ = on; }
   // Bytes the prepared attention backends hold beyond the plan's prediction (0 expected).
   std::int64_t attention_scratch_bytes() const { return attention_scratch_bytes_; }
 
@@ -66,7 +69,10 @@ class CudaTransformerStep {
     return *attention_[attention_.size() == 1 ? 0 : static_cast<std::size_t>(layer)];
   }
   const void* w(std::int64_t offset) const;
-  void* g(std::int64_t offset) const;
+  void* g(std::int64_t offset) const;  // the gradient of flat element `offset`
+  void allocate_grads(std::size_t group);
+  void drop_grads();
+  double step(StepTimes* times);  // forward_backward's body
   TrackedBuffer rows(std::int64_t elements, const char* what);
 
   ModelCase m_;
@@ -77,8 +83,10 @@ class CudaTransformerStep {
   ParamLayout layout_;
   std::vector<std::int32_t> tokens_host_;
   std::int64_t segments_ = 0, reduce_chunks_ = 0;
-  TrackedBuffer params_, grads_, adam_m_, adam_v_, tokens_, token_index_, gemm_workspace_,
-      partials_;
+  TrackedBuffer params_, adam_m_, adam_v_, tokens_, token_index_, gemm_workspace_, partials_;
+  std::vector<ParamGroup> groups_;
+  std::vector<TrackedBuffer> grads_;  // per group, allocated in the backward
+  bool poison_grads_ = false;
   std::unique_ptr<LtGemm> gemm_;
   std::vector<std::unique_ptr<Backend>> attention_;
   std::int64_t attention_scratch_bytes_ = 0;
