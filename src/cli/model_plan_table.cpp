@@ -33,7 +33,7 @@ int print_model_plan(const Config& config, std::int64_t memory, const std::strin
   }
   fmt::print(
       "\nparams: embedding, per block LN gamma/beta x2, fused QKV, out proj, MLP up/down (all\n"
-      "with biases), final LN, LM head (no bias). adamw: m and v in float32. activations: what\n"
+      "with biases), final LN, LM head (no bias). adamw: m and v in the dtype. activations: what\n"
       "the forward keeps for the backward (recompute on: each block's input only). attn/layer:\n"
       "what one prepared attention backend holds (its saved P where materialised, its backward\n"
       "workspace); one per layer, one in all with recompute. peak: the step's predicted tracked\n"

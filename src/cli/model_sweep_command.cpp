@@ -1,24 +1,38 @@
-// `sweep` for transformer configs: each case's training step on the host, one line per case,
-// results.json in --out (its own "kind": the attention results' tools do not read it yet).
+// `sweep` for transformer configs: each case's training step on the CUDA device (the CUDA step,
+// fp16 / bf16) or the host (float32), one line per case, results.json in --out (its own
+// "kind": the attention results' tools do not read it yet). Cases run in this process.
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "backends/backend.h"
 #include "cli/model_commands.h"
 #include "cli/tables.h"
 #include "io/atomic_file.h"
 #include "model/model_runner.h"
+#include "runtime/device_info.h"
 
 namespace fa2b {
 
 int run_model_sweep(const SweepArgs& a, const Config& config, std::int64_t budget) {
-  if (a.target != "auto" && a.target != "cpu") {
-    fmt::print(stderr,
-               "fa2bench: {}: transformer sweeps run on the CPU target only for now (--target "
-               "cpu); the GPU step is not built yet\n",
-               config.path);
-    return kExitUsage;
+  // The target as attention sweeps pick it: auto is the GPU when there is one.
+  std::string why;
+  std::vector<GpuInfo> gpus;
+  if (a.target != "cpu") gpus = list_gpus(&why);
+  if (!gpus.empty() && (a.device < 0 || a.device >= static_cast<int>(gpus.size()))) {
+    why =
+        fmt::format("--device {} does not exist ({} CUDA device(s) found)", a.device, gpus.size());
+    gpus.clear();
+  }
+  const bool cuda = !gpus.empty();
+  if (!cuda && a.target == "cuda") {
+    fmt::print(stderr, "fa2bench: --target cuda but {}\n", why);
+    return kExitRuntime;
+  }
+  if (!cuda && a.target == "auto") {
+    fmt::print(stderr, "fa2bench: {}; running on the CPU target (the float32 host step)\n", why);
   }
   const bool unsupported_flag = !a.resume.empty() || !a.shard.empty() || !a.filter.empty() ||
                                 !a.dump.empty() || !a.devices.empty() || a.cpu_workers > 0;
@@ -43,9 +57,9 @@ int run_model_sweep(const SweepArgs& a, const Config& config, std::int64_t budge
   for (ModelCase c : config.model_cases) {
     // The CPU target runs a GPU backend's CPU counterpart (fa2 -> cpu-flash), as attention
     // sweeps do; the role keeps the name the config gave.
-    if (is_device_backend(c.backend) && !cpu_counterpart(c.backend).empty())
+    if (!cuda && is_device_backend(c.backend) && !cpu_counterpart(c.backend).empty())
       c.backend = cpu_counterpart(c.backend);
-    const model::ModelResult r = model::run_model_case(c, budget);
+    const model::ModelResult r = model::run_model_case(c, budget, cuda ? a.device : -1);
     errors = errors || r.status == "error";
     fmt::print("{:<8} {:<52} {:>11} {:>11} {:>9.2f} {:>9.2f} {:>9.2f} {:>10.0f}\n", r.status,
                c.id(), human_bytes(static_cast<double>(r.peak_bytes)),
@@ -54,14 +68,16 @@ int run_model_sweep(const SweepArgs& a, const Config& config, std::int64_t budge
     if (!r.reason.empty()) fmt::print("         {}\n", r.reason);
     cases.push_back(model::to_json(r));
   }
-  const nlohmann::json results = {{"kind", "fa2bench-model-results"},
-                                  {"schema_version", 1},
-                                  {"config", config.path},
-                                  {"config_name", config.name},
-                                  {"config_sha256", config.sha256},
-                                  {"target", "cpu"},
-                                  {"conventions", model::model_conventions_json()},
-                                  {"cases", cases}};
+  const nlohmann::json results = {
+      {"kind", "fa2bench-model-results"},
+      {"schema_version", 1},
+      {"config", config.path},
+      {"config_name", config.name},
+      {"config_sha256", config.sha256},
+      {"target", cuda ? "cuda" : "cpu"},
+      {"device", cuda ? to_json(gpus[static_cast<std::size_t>(a.device)]) : cpu_device_block()},
+      {"conventions", model::model_conventions_json()},
+      {"cases", cases}};
   const std::string path = (std::filesystem::path(a.out) / "results.json").string();
   write_text_file_atomic(path, results.dump(1) + "\n");
   fmt::print("wrote {}\n", path);

@@ -29,19 +29,42 @@ struct PlanPhase {
   std::int64_t bytes = 0;
 };
 
+// The CUDA step's own persistent buffers (all 0 for the host step, i.e. a backend that does not
+// run on the device): cuBLASLt's workspace (one fixed buffer); the float32 partial sums of its
+// row reductions (bias and LayerNorm parameter gradients: `reduce_chunks` row ranges times the
+// widest reduced row, or the loss's kModelLossPartials) and the float64 loss; the embedding
+// backward's token index (positions sorted by token, segment starts, segment tokens: int32).
+inline constexpr std::int64_t kModelGemmWorkspaceBytes = 32 << 20;
+inline constexpr std::int64_t kModelReduceChunks = 64;
+inline constexpr std::int64_t kModelLossPartials = 1024;
+struct DeviceStepBytes {
+  std::int64_t gemm_workspace = 0, reduce_partials = 0, token_index = 0;
+  std::int64_t reduce_chunks = 0;  // row ranges of the column reductions: min(64, tokens)
+  std::int64_t total() const { return gemm_workspace + reduce_partials + token_index; }
+};
+DeviceStepBytes device_step_bytes(const ModelCase& m);
+
 struct ModelPlan {
   ModelParams params;
-  // Persistent for the whole step (allocated before it): weights and gradients in the case's
-  // dtype, AdamW's m and v in float32 (0 with optimizer none; no float32 master weights), the
-  // int32 tokens, and the prepared attention backends.
+  // Persistent for the whole step (allocated before it): weights in the case's dtype, AdamW's m
+  // and v in the case's dtype too (PyTorch's AdamW keeps exp_avg and
+  // exp_avg_sq like the parameter; 0 with optimizer none; no float32 master weights), the
+  // int32 tokens, the CUDA step's own buffers (device_step_bytes) and the prepared attention
+  // backends. Gradients (grad_bytes, in the dtype) are not persistent: each parameter group's
+  // (the LM head, the final LayerNorm, each block, the embedding) is allocated when the backward
+  // first writes it and all are dropped when the next step starts (PyTorch's
+  // zero_grad(set_to_none=True)).
   std::int64_t weight_bytes = 0, grad_bytes = 0, optimizer_bytes = 0, token_bytes = 0;
+  std::int64_t device_step_bytes = 0;
   // The attention inside one block, from the shape algebra (core/shape_algebra.h) for the
   // case's backend: what its forward saves (LSE, plus P where materialised) and its backward's
   // workspace; backend_bytes is all a prepared backend holds (predicted peak of the attention
   // case less the tensors the caller owns: Q, K, V, O, LSE, dO, dQ, dK, dV).
   std::int64_t attention_saved_bytes = 0, attention_workspace_bytes = 0;
   std::int64_t attention_backend_bytes = 0;
-  int attention_instances = 0;  // layers with recompute off (each keeps its state), else 1
+  // Prepared attention backends: one per layer when the backend keeps saved state (P) between
+  // a layer's forward and backward and recompute is off; else one for all layers.
+  int attention_instances = 0;
   // Activations: what one block keeps for the backward (recompute off: every tensor below;
   // on: its input only) and everything saved at the end of the forward.
   std::int64_t block_saved_bytes = 0, activation_bytes = 0;

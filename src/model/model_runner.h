@@ -1,5 +1,6 @@
-// Measures one transformer case on the host: build the model, a warm-up step (as the article
-// measures), then timed steps; tracked peak of the timed steps against the plan.
+// Measures one transformer case: build the model, a warm-up step (as the article measures), then
+// timed steps; tracked peak of the timed steps against the plan. The host step (float32) on the
+// CPU target, the CUDA step (fp16 / bf16, model/cuda/) on a device.
 #pragma once
 
 #include <cstdint>
@@ -30,8 +31,9 @@ struct ModelResult {
 };
 
 // Never throws for problems of the case: they become the status. `budget` (0: none) emulates a
-// smaller memory as --memory-budget does.
-ModelResult run_model_case(const ModelCase& c, std::int64_t budget);
+// smaller memory as --memory-budget does. `device` < 0: the host step; else the CUDA step on
+// that device (unsupported in a build without CUDA).
+ModelResult run_model_case(const ModelCase& c, std::int64_t budget, int device = -1);
 
 nlohmann::json to_json(const ModelResult& r);
 // The results' conventions block: FLOPs, memory and the model's own choices.

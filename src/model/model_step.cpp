@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <random>
+#include <stdexcept>
 
 #include "backends/shape_params.h"
 #include "core/model_plan.h"
@@ -61,33 +61,25 @@ TransformerStep::TransformerStep(const ModelCase& m, MemoryTracker& tracker, std
 
   const std::int64_t P = layout_.total;
   params_ = floats(tracker, P, "weights");
-  grads_ = floats(tracker, P, "gradients");
+  groups_ = param_groups(layout_);
+  grads_.resize(groups_.size());
   if (m.optimizer == Optimizer::adamw) {
-    adam_m_ = floats(tracker, P, "AdamW m (float32)");
-    adam_v_ = floats(tracker, P, "AdamW v (float32)");
+    adam_m_ = floats(tracker, P, "AdamW m");
+    adam_v_ = floats(tracker, P, "AdamW v");
     std::fill(adam_m_.as<float>(), adam_m_.as<float>() + P, 0.0f);
     std::fill(adam_v_.as<float>(), adam_v_.as<float>() + P, 0.0f);
   }
   tokens_ = TrackedBuffer(tracker, static_cast<std::size_t>(m.tokens()) * 4, "tokens");
 
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> normal(0.0f, init_std);
-  float* w = params();
-  std::fill(w, w + P, 0.0f);
-  for (const ParamTensor& t : layout_.tensors) {
-    const bool ln_gain = t.name.find("_g") != std::string::npos && t.rows == 1;
-    if (ln_gain) std::fill(w + t.offset, w + t.offset + t.count(), 1.0f);
-    if (t.rows > 1)
-      for (std::int64_t i = 0; i < t.count(); ++i) w[t.offset + i] = normal(rng);
-  }
-  std::uniform_int_distribution<std::int32_t> token(0, static_cast<std::int32_t>(m.vocab - 1));
-  for (std::int64_t i = 0; i < m.tokens(); ++i) tokens_.as<std::int32_t>()[i] = token(rng);
+  initial_state(m, layout_, seed, init_std, params(), tokens_.as<std::int32_t>());
 
-  // Each layer keeps its attention's saved state (cpu-naive: P) until its backward; with
-  // recompute one backend serves every layer, forward and recomputed forward alike.
-  const std::int64_t predicted = plan_model(m).attention_backend_bytes;
+  // A backend that saves state (cpu-naive: P) keeps it per layer until that layer's backward;
+  // one that saves only the LSE (cpu-flash), or any with recompute, serves every layer alone
+  // (core/model_plan.cpp's attention_instances).
+  const ModelPlan plan = plan_model(m);
+  const std::int64_t predicted = plan.attention_backend_bytes;
   const AttnParams shape = shape_params(ac);
-  const std::int64_t instances = m.recompute ? 1 : m.layers;
+  const std::int64_t instances = plan.attention_instances;
   attention_.push_back(std::move(probe));
   while (static_cast<std::int64_t>(attention_.size()) < instances)
     attention_.push_back(make_backend(m.backend));
@@ -150,25 +142,24 @@ void TransformerStep::backward_block(std::int64_t layer, BlockActs& a, const flo
                                      float* dx) {
   const BlockParams& b = layout_.blocks[static_cast<std::size_t>(layer)];
   const float* w = params();
-  float* g = grads_.as<float>();
   const std::int64_t n = m_.tokens(), h = m_.hidden, f = m_.mlp_hidden();
   const ActivationShapes s = activation_shapes(m_);
   {  // MLP: d_act and d_ln2 live together
     TrackedBuffer d_act = floats(tracker_, s.row_mlp, "d MLP activation");
     linear_backward(a.mlp_act.as<float>(), dx, n, f, h, w + b.w_down, d_act.as<float>(),
-                    g + b.w_down, g + b.b_down);
+                    g(b.w_down), g(b.b_down));
     gelu_backward_inplace(a.mlp_pre.as<float>(), n * f, d_act.as<float>());
     TrackedBuffer d_ln2 = floats(tracker_, s.row_h, "d ln2 out");
     linear_backward(a.ln2_out.as<float>(), d_act.as<float>(), n, h, f, w + b.w_up,
-                    d_ln2.as<float>(), g + b.w_up, g + b.b_up);
+                    d_ln2.as<float>(), g(b.w_up), g(b.b_up));
     d_act.reset();
     layer_norm_backward_add(d_ln2.as<float>(), a.x_mid.as<float>(), a.ln2_stats.as<float>(), n, h,
-                            w + b.ln2_g, dx, g + b.ln2_g, g + b.ln2_b);
+                            w + b.ln2_g, dx, g(b.ln2_g), g(b.ln2_b));
   }
   {  // attention: d_attn with d_qkv, then d_qkv with d_ln1
     TrackedBuffer d_attn = floats(tracker_, s.row_h, "d attention out");
-    linear_backward(a.attn_out.as<float>(), dx, n, h, h, w + b.w_o, d_attn.as<float>(), g + b.w_o,
-                    g + b.b_o);
+    linear_backward(a.attn_out.as<float>(), dx, n, h, h, w + b.w_o, d_attn.as<float>(), g(b.w_o),
+                    g(b.b_o));
     TrackedBuffer d_qkv = floats(tracker_, s.row_qkv, "d qkv");
     AttnBwdParams bp;
     bp.fwd = attention_params(layer, a);
@@ -181,18 +172,49 @@ void TransformerStep::backward_block(std::int64_t layer, BlockActs& a, const flo
     d_attn.reset();
     TrackedBuffer d_ln1 = floats(tracker_, s.row_h, "d ln1 out");
     linear_backward(a.ln1_out.as<float>(), d_qkv.as<float>(), n, h, m_.qkv_width(), w + b.w_qkv,
-                    d_ln1.as<float>(), g + b.w_qkv, g + b.b_qkv);
+                    d_ln1.as<float>(), g(b.w_qkv), g(b.b_qkv));
     d_qkv.reset();
     layer_norm_backward_add(d_ln1.as<float>(), x_in, a.ln1_stats.as<float>(), n, h, w + b.ln1_g, dx,
-                            g + b.ln1_g, g + b.ln1_b);
+                            g(b.ln1_g), g(b.ln1_b));
   }
 }
 
+float* TransformerStep::g(std::int64_t offset) {
+  const std::size_t i = param_group_of(groups_, offset);
+  return grads_[i].as<float>() + (offset - groups_[i].offset);
+}
+
+void TransformerStep::allocate_grads(std::size_t group) {
+  grads_[group] = floats(tracker_, groups_[group].count, "gradients");
+}
+
+void TransformerStep::drop_grads() {
+  for (TrackedBuffer& b : grads_) b.reset();
+}
+
+std::vector<float> TransformerStep::grads() const {
+  std::vector<float> out;
+  if (grads_.empty() || grads_.front().get() == nullptr) return out;
+  out.reserve(static_cast<std::size_t>(layout_.total));
+  for (std::size_t i = 0; i < groups_.size(); ++i)
+    out.insert(out.end(), grads_[i].as<float>(), grads_[i].as<float>() + groups_[i].count);
+  return out;
+}
+
 double TransformerStep::forward_backward(StepTimes* times) {
+  drop_grads();  // zero_grad(set_to_none=True)
+  try {
+    return step(times);
+  } catch (...) {
+    drop_grads();
+    throw;
+  }
+}
+
+double TransformerStep::step(StepTimes* times) {
   const std::int64_t n = m_.tokens(), h = m_.hidden, L = m_.layers, V = m_.vocab;
   const ActivationShapes s = activation_shapes(m_);
   const float* w = params();
-  float* g = grads_.as<float>();
   auto t0 = Clock::now();
 
   // ---- forward ----
@@ -230,20 +252,23 @@ double TransformerStep::forward_backward(StepTimes* times) {
     TrackedBuffer d_logits = floats(tracker_, s.row_vocab, "d logits");
     std::fill(d_logits.as<float>(), d_logits.as<float>() + n * V,
               static_cast<float>(1.0 / static_cast<double>(n * V)));
+    allocate_grads(groups_.size() - 1);  // the LM head's
     d_lnf = floats(tracker_, s.row_h, "d final LN out");
     linear_backward(lnf_out.as<float>(), d_logits.as<float>(), n, h, V, w + layout_.head,
-                    d_lnf.as<float>(), g + layout_.head, nullptr);
+                    d_lnf.as<float>(), g(layout_.head), nullptr);
   }
   TrackedBuffer dx = floats(tracker_, s.row_h, "d residual");
   std::fill(dx.as<float>(), dx.as<float>() + n * h, 0.0f);
+  allocate_grads(groups_.size() - 2);  // the final LayerNorm's
   layer_norm_backward_add(d_lnf.as<float>(), x_last, lnf_stats.as<float>(), n, h, w + layout_.lnf_g,
-                          dx.as<float>(), g + layout_.lnf_g, g + layout_.lnf_b);
+                          dx.as<float>(), g(layout_.lnf_g), g(layout_.lnf_b));
   d_lnf.reset();
   lnf_out.reset();
   lnf_stats.reset();
   for (std::int64_t l = L - 1; l >= 0; --l) {
     const auto li = static_cast<std::size_t>(l);
     const float* x_in = x[li].as<float>();
+    allocate_grads(1 + li);  // the block's
     if (recompute()) {
       acts[li] = std::make_unique<BlockActs>(tracker_, m_);
       forward_block(l, *acts[li], x_in, nullptr);
@@ -252,7 +277,8 @@ double TransformerStep::forward_backward(StepTimes* times) {
     acts[li].reset();
     x[li + 1].reset();
   }
-  embedding_backward(tokens(), n, dx.as<float>(), V, h, g + layout_.embedding);
+  allocate_grads(0);  // the embedding's
+  embedding_backward(tokens(), n, dx.as<float>(), V, h, g(layout_.embedding));
   dx.reset();
   x[0].reset();
   if (times) times->backward_s = seconds_since(t0);
@@ -262,9 +288,14 @@ double TransformerStep::forward_backward(StepTimes* times) {
 void TransformerStep::optimizer_step(const AdamWSettings& s, StepTimes* times) {
   if (times) times->optimizer_s = 0;  // optimizer none: no phase to time
   if (m_.optimizer != Optimizer::adamw) return;
+  if (grads_.front().get() == nullptr) throw std::logic_error("optimizer_step before a backward");
   const auto t0 = Clock::now();
-  adamw_update(params(), grads(), adam_m_.as<float>(), adam_v_.as<float>(), layout_.total, s,
-               ++adam_steps_);
+  ++adam_steps_;
+  for (std::size_t i = 0; i < groups_.size(); ++i) {
+    const std::int64_t off = groups_[i].offset;
+    adamw_update(params() + off, grads_[i].as<float>(), adam_m_.as<float>() + off,
+                 adam_v_.as<float>() + off, groups_[i].count, s, adam_steps_);
+  }
   if (times) times->optimizer_s = seconds_since(t0);
 }
 

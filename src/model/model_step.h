@@ -24,10 +24,10 @@ struct StepTimes {
 
 class TransformerStep {
  public:
-  // Allocates the persistent memory (weights, grads, AdamW state, tokens) and prepares the
-  // attention backends (one per layer, or one shared with recompute). Throws UnsupportedCase
-  // for what the CPU step cannot run (dtype other than fp32, a backend that refuses the
-  // attention case) and OutOfMemory from the tracker. Weights: N(0, init_std) linear and
+  // Allocates the persistent memory (weights, AdamW state, tokens) and prepares the
+  // attention backends (one per layer, or one for all: the plan's attention_instances). Throws
+  // UnsupportedCase for what the CPU step cannot run (dtype other than fp32, a backend that refuses
+  // the attention case) and OutOfMemory from the tracker. Weights: N(0, init_std) linear and
   // embedding weights (GPT-2's; tests raise init_std so that GELU and softmax work away from
   // their linear range), zero biases, LayerNorm gamma 1 and beta 0; tokens uniform in
   // [0, vocab); both from `seed`.
@@ -37,14 +37,17 @@ class TransformerStep {
   TransformerStep(const TransformerStep&) = delete;
   TransformerStep& operator=(const TransformerStep&) = delete;
 
-  // Forward and backward: returns the loss and leaves every gradient in grads().
+  // Forward and backward: drops the last step's gradients first (PyTorch's
+  // zero_grad(set_to_none=True)), allocates each parameter group's when the backward first
+  // writes it, returns the loss and leaves every gradient written (on an exception none stays).
   double forward_backward(StepTimes* times = nullptr);
-  // One AdamW update from grads() (no-op with optimizer none).
+  // One AdamW update from the gradients (no-op with optimizer none).
   void optimizer_step(const AdamWSettings& s, StepTimes* times = nullptr);
 
   const ParamLayout& layout() const { return layout_; }
   float* params() { return params_.as<float>(); }
-  const float* grads() const { return grads_.as<float>(); }
+  // A flat copy of the last step's gradients (layout order); empty before the first step.
+  std::vector<float> grads() const;
   const std::int32_t* tokens() const { return tokens_.as<std::int32_t>(); }
   // Bytes the prepared attention backends hold beyond what the shape algebra predicts for
   // them: cpu-flash's per-thread tile scratch (sized by the thread count); 0 for cpu-naive.
@@ -55,13 +58,22 @@ class TransformerStep {
   void forward_block(std::int64_t layer, BlockActs& a, const float* x_in, float* x_out);
   void backward_block(std::int64_t layer, BlockActs& a, const float* x_in, float* dx);
   AttnParams attention_params(std::int64_t layer, const BlockActs& a) const;
-  Backend& attention(std::int64_t layer) { return *attention_[recompute() ? 0 : layer]; }
+  Backend& attention(std::int64_t layer) {
+    return *attention_[attention_.size() == 1 ? 0 : static_cast<std::size_t>(layer)];
+  }
   bool recompute() const { return m_.recompute; }
 
   ModelCase m_;
   MemoryTracker& tracker_;
   ParamLayout layout_;
-  TrackedBuffer params_, grads_, adam_m_, adam_v_, tokens_;
+  float* g(std::int64_t offset);  // the gradient of flat element `offset`
+  void allocate_grads(std::size_t group);
+  void drop_grads();
+  double step(StepTimes* times);  // forward_backward's body
+
+  TrackedBuffer params_, adam_m_, adam_v_, tokens_;
+  std::vector<ParamGroup> groups_;
+  std::vector<TrackedBuffer> grads_;  // per group, allocated in the backward
   std::vector<std::unique_ptr<Backend>> attention_;
   std::int64_t attention_scratch_bytes_ = 0;
   std::int64_t adam_steps_ = 0;

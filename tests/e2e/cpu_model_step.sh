@@ -43,9 +43,25 @@ expect_output "/sweeps/0/grid/heads: hidden = 64 is not a multiple of heads = 3"
 expect_exit 2 "$BIN" validate --config "$SRC/configs/cpu_model_step.json" \
   --set 'sweeps.1.grid.optimizer="sgd"'
 expect_output "/sweeps/1/grid/optimizer: unknown optimizer \"sgd\""
-# The GPU step does not exist yet: said so, nothing runs.
-expect_exit 2 "$BIN" sweep --config "$SRC/configs/cpu_model_step.json" --target cuda --out "$TMP/gpu"
-expect_output "CPU target only"
+# --target cuda: without a device (or a CUDA build) exit 3 saying why; with one, this config's
+# fp32 cases are unsupported there (the CUDA step runs fp16 / bf16), each with its reason.
+"$BIN" sweep --config "$SRC/configs/cpu_model_step.json" --target cuda --out "$TMP/gpu" \
+  >"$TMP/out" 2>&1
+rc=$?
+if [ "$rc" -eq 3 ]; then
+  expect_output "--target cuda but"
+elif [ "$rc" -eq 0 ]; then
+  python3 - "$TMP/gpu/results.json" <<'PY' || fail "fp32 on the cuda target"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["target"] == "cuda", r["target"]
+for c in r["cases"]:
+    assert c["status"] == "unsupported" and "fp16 or bf16" in c["reason"], (c["id"], c["reason"])
+PY
+else
+  cat "$TMP/out" >&2
+  fail "--target cuda: exit $rc"
+fi
 # A budget below the plan's peak: the case is recorded oom with the bytes it asked for.
 expect_exit 0 "$BIN" sweep --config "$SRC/configs/cpu_model_step.json" --target cpu \
   --out "$TMP/oom" --memory-budget 2MiB --backends naive --set 'sweeps.0.grid.T=[64]' \
