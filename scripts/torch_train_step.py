@@ -258,6 +258,31 @@ def main():
             seen.add(key)
             shapes.append(c)
     out_cases, t_start = [], time.time()
+
+    def write(interrupted):
+        with open(args.config, "rb") as f:
+            cfg_bytes = f.read()
+        device = {"kind": "cpu", "name": platform.processor()}
+        if args.device == "cuda":
+            props = torch.cuda.get_device_properties(0)
+            device = {"kind": "cuda", "name": props.name, "cc": f"{props.major}.{props.minor}",
+                      "memory_bytes": torch.cuda.mem_get_info()[1]}
+        out = {"schema_version": 1, "kind": "fa2bench-model-results",
+               "tool": {"name": "torch_train_step.py", "torch": torch.__version__},
+               "host": {"hostname": socket.gethostname(), "os": platform.platform()},
+               "device": device, "target": args.device, "config": args.config,
+               "config_sha256": hashlib.sha256(cfg_bytes).hexdigest(),
+               "conventions": {"flops": "dense 6 * params * tokens plus 3.5x the causal attention "
+                                        "forward per layer (as fa2bench's model results)",
+                               "memory": "torch.cuda.max_memory_allocated over the timed steps"},
+               "cases": out_cases, "interrupted": interrupted,
+               "wall_s": time.time() - t_start}
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        tmp = args.out + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(out, f, indent=1)
+        os.replace(tmp, args.out)
+
     total = len(shapes) * len(backends)
     for c in shapes:
         for b in backends:
@@ -271,27 +296,8 @@ def main():
             else:
                 print(f"        {r['status']}: {r['reason']}", file=sys.stderr)
             out_cases.append(rec)
-    with open(args.config, "rb") as f:
-        cfg_bytes = f.read()
-    device = {"kind": "cpu", "name": platform.processor()}
-    if args.device == "cuda":
-        props = torch.cuda.get_device_properties(0)
-        device = {"kind": "cuda", "name": props.name, "cc": f"{props.major}.{props.minor}",
-                  "memory_bytes": torch.cuda.mem_get_info()[1]}
-    out = {"schema_version": 1, "kind": "fa2bench-model-results",
-           "tool": {"name": "torch_train_step.py", "torch": torch.__version__},
-           "host": {"hostname": socket.gethostname(), "os": platform.platform()},
-           "device": device, "target": args.device, "config": args.config,
-           "config_sha256": hashlib.sha256(cfg_bytes).hexdigest(),
-           "conventions": {"flops": "dense 6 * params * tokens plus 3.5x the causal attention "
-                                    "forward per layer (as fa2bench's model results)",
-                           "memory": "torch.cuda.max_memory_allocated over the timed steps"},
-           "cases": out_cases, "wall_s": time.time() - t_start}
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    tmp = args.out + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(out, f, indent=1)
-    os.replace(tmp, args.out)
+            # Written after every case, so a job cut short keeps what it measured.
+            write(len(out_cases) < total)
     print(f"wrote {args.out} ({len(out_cases)} cases)", file=sys.stderr)
 
 
