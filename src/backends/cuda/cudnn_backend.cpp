@@ -104,21 +104,27 @@ class CudnnBackend final : public Backend {
     }
     pack_ = std::make_unique<SdpaVariantPack>(*api_, plan, p, workspace_.get());
     plan_ = &plan;
+    key_ = key;
     bwd_plan_ = bwd;
     stream_set_ = false;
   }
 
+  // Other buffers of the prepared shape (a model's layers share one prepared backend) get a
+  // variant pack of their own: a host-side descriptor, the plan and workspaces are reused.
   void run(const AttnParams& p, void* stream) override {
-    if (plan_ == nullptr || !pack_ || !pack_->matches(p)) {
-      throw std::runtime_error("cudnn: run() without a prepare() for these buffers");
+    if (plan_ == nullptr || !pack_ || plan_key(p) != key_) {
+      throw std::runtime_error("cudnn: run() without a prepare() for this shape");
+    }
+    if (!pack_->matches(p)) {
+      pack_ = std::make_unique<SdpaVariantPack>(*api_, *plan_, p, workspace_.get());
     }
     execute(plan_->plan.get(), pack_->get(), stream);
   }
 
   void run_backward(const AttnBwdParams& p, void* stream) override {
-    if (bwd_plan_ == nullptr || plan_ == nullptr || !pack_ || !pack_->matches(p.fwd)) {
+    if (bwd_plan_ == nullptr || plan_ == nullptr || plan_key(p.fwd) != key_) {
       throw std::runtime_error(
-          "cudnn: run_backward() without a prepare() in a training mode for these buffers");
+          "cudnn: run_backward() without a prepare() in a training mode for this shape");
     }
     if (!bwd_pack_ || !bwd_pack_->matches(p)) {
       bwd_pack_ = std::make_unique<SdpaBwdVariantPack>(*api_, *bwd_plan_, p, aux_.get(),
@@ -194,6 +200,7 @@ class CudnnBackend final : public Backend {
   const SdpaPlan* bwd_plan_ = nullptr;
   std::unique_ptr<SdpaVariantPack> pack_;
   std::unique_ptr<SdpaBwdVariantPack> bwd_pack_;
+  std::string key_;  // plan_key of the prepared case
   TrackedBuffer workspace_, aux_, bwd_workspace_;
   void* stream_ = nullptr;
   bool stream_set_ = false;
