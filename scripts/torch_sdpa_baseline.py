@@ -30,7 +30,9 @@ counts them. dQ, dK, dV are checked against a float64 autograd reference on the 
 (batch, KV head), every query row of their group (dK and dV need all of them), and reported as
 max_abs_err_dq/dk/dv (and mean, rel) beside the forward's errors.
 """
-import argparse, hashlib, json, math, os, platform, socket, subprocess, sys, tempfile, time
+import argparse, hashlib, json, math, os, platform, socket, sys, time
+
+from fa2bench_cases import expand_cases
 
 SPIN_CYCLES = 400_000  # ~0.2 ms at 2 GHz, longer than PyTorch's dispatch of one SDPA call
 
@@ -46,17 +48,6 @@ REF_CHUNK_ROWS = 1024  # query rows per float64 reference chunk (bounds its T_q 
 def die(msg, code=2):
     print(f"torch_sdpa_baseline: {msg}", file=sys.stderr)
     sys.exit(code)
-
-
-def expand_cases(fa2bench, config):
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "cases.json")
-        proc = subprocess.run([fa2bench, "plan", "--config", config, "--cases-json", path],
-                              capture_output=True, text=True)
-        if not os.path.exists(path):
-            die(f"`{fa2bench} plan` could not expand {config}:\n{proc.stderr.strip()}")
-        with open(path) as f:
-            return json.load(f)
 
 
 def quantile(xs, q):
@@ -326,7 +317,7 @@ def main():
     if not torch.cuda.is_available():
         die("no CUDA GPU visible to PyTorch", 3)
 
-    plan = expand_cases(args.fa2bench, args.config)
+    plan = expand_cases(args.fa2bench, args.config, "torch_sdpa_baseline")
     shapes, seen = [], set()
     for c in plan["cases"]:
         if args.only_shapes_of and c["role"] != args.only_shapes_of:

@@ -23,7 +23,9 @@ allocator peak over the timed steps (max_memory_allocated), which counts what it
 as fa2bench's tracker does. Out of memory is recorded as status "oom" with the bytes PyTorch
 asked for, and the run goes on.
 """
-import argparse, hashlib, json, math, os, platform, re, socket, subprocess, sys, tempfile, time
+import argparse, hashlib, json, os, platform, re, socket, sys, time
+
+from fa2bench_cases import expand_cases
 
 TORCH_BACKENDS = {"math": "MATH", "flash": "FLASH_ATTENTION", "cudnn": "CUDNN_ATTENTION",
                   "efficient": "EFFICIENT_ATTENTION"}
@@ -35,15 +37,8 @@ def die(msg, code=2):
     sys.exit(code)
 
 
-def expand_cases(fa2bench, config):
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "cases.json")
-        proc = subprocess.run([fa2bench, "plan", "--config", config, "--cases-json", path],
-                              capture_output=True, text=True)
-        if not os.path.exists(path):
-            die(f"`{fa2bench} plan` could not expand {config}:\n{proc.stderr.strip()}")
-        with open(path) as f:
-            cases = json.load(f)["cases"]
+def model_cases(fa2bench, config):
+    cases = expand_cases(fa2bench, config, "torch_train_step")["cases"]
     model = [c for c in cases if c.get("scope") == "transformer"]
     if not model:
         die(f"{config} has no \"scope\": \"transformer\" sweep")
@@ -247,7 +242,7 @@ def main():
     for b in backends:
         if b not in TORCH_BACKENDS:
             die(f"--backends: unknown backend {b!r} (known: {', '.join(TORCH_BACKENDS)})")
-    cases = expand_cases(args.fa2bench, args.config)
+    cases = model_cases(args.fa2bench, args.config)
     import torch
     if args.device == "cuda" and not torch.cuda.is_available():
         die("no CUDA device", 3)

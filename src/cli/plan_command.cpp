@@ -26,6 +26,14 @@ struct PlanArgs {
   std::string cases_json;
 };
 
+nlohmann::json measure_json(const MeasureSettings& m) {
+  return {{"warmup", m.warmup},           {"min_samples", m.min_samples},
+          {"max_samples", m.max_samples}, {"target_rel_spread", m.target_rel_spread},
+          {"max_time_s", m.max_time_s},   {"seed", m.seed},
+          {"l2_flush", m.l2_flush},       {"verify_rows", m.verify_rows},
+          {"inputs", to_string(m.inputs)}};
+}
+
 // The expanded cases as JSON, for tools that run the same grid elsewhere
 // (scripts/torch_sdpa_baseline.py; transformer cases, "scope": "transformer", for
 // scripts/torch_train_step.py).
@@ -38,16 +46,7 @@ void write_cases_json(const Config& config, const std::string& path) {
                      {"backend", c.backend},
                      {"role", c.role},
                      {"params", params_json(c)},
-                     {"measure",
-                      {{"warmup", c.measure.warmup},
-                       {"min_samples", c.measure.min_samples},
-                       {"max_samples", c.measure.max_samples},
-                       {"target_rel_spread", c.measure.target_rel_spread},
-                       {"max_time_s", c.measure.max_time_s},
-                       {"seed", c.measure.seed},
-                       {"l2_flush", c.measure.l2_flush},
-                       {"verify_rows", c.measure.verify_rows},
-                       {"inputs", to_string(c.measure.inputs)}}}});
+                     {"measure", measure_json(c.measure)}});
   }
   for (const ModelCase& c : config.model_cases) {
     cases.push_back({{"id", c.id()},
@@ -57,12 +56,7 @@ void write_cases_json(const Config& config, const std::string& path) {
                      {"backend", c.backend},
                      {"role", c.role},
                      {"params", model_params_json(c)},
-                     {"measure",
-                      {{"warmup", c.measure.warmup},
-                       {"min_samples", c.measure.min_samples},
-                       {"max_samples", c.measure.max_samples},
-                       {"max_time_s", c.measure.max_time_s},
-                       {"seed", c.measure.seed}}}});
+                     {"measure", measure_json(c.measure)}});
   }
   write_text_file_atomic(path, nlohmann::json{{"config", config.path}, {"cases", cases}}.dump(1));
 }

@@ -7,6 +7,7 @@
 #include "backends/shape_params.h"
 #include "core/model_plan.h"
 #include "core/shape_algebra.h"
+#include "model/attention_instances.h"
 
 namespace fa2b::model {
 namespace {
@@ -73,21 +74,8 @@ TransformerStep::TransformerStep(const ModelCase& m, MemoryTracker& tracker, std
 
   initial_state(m, layout_, seed, init_std, params(), tokens_.as<std::int32_t>());
 
-  // A backend that saves state (cpu-naive: P) keeps it per layer until that layer's backward;
-  // one that saves only the LSE (cpu-flash), or any with recompute, serves every layer alone
-  // (core/model_plan.cpp's attention_instances).
-  const ModelPlan plan = plan_model(m);
-  const std::int64_t predicted = plan.attention_backend_bytes;
-  const AttnParams shape = shape_params(ac);
-  const std::int64_t instances = plan.attention_instances;
-  attention_.push_back(std::move(probe));
-  while (static_cast<std::int64_t>(attention_.size()) < instances)
-    attention_.push_back(make_backend(m.backend));
-  for (auto& b : attention_) {
-    const std::int64_t before = tracker.current_bytes();
-    b->prepare(ac, shape, tracker);
-    attention_scratch_bytes_ += tracker.current_bytes() - before - predicted;
-  }
+  attention_scratch_bytes_ =
+      prepare_attention_backends(std::move(probe), m, shape_params(ac), tracker, attention_);
 }
 
 TransformerStep::~TransformerStep() {

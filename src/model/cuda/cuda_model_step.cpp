@@ -10,6 +10,7 @@
 #include "backends/shape_params.h"
 #include "common/numeric.h"
 #include "core/model_plan.h"
+#include "model/attention_instances.h"
 #include "model/cuda/gemm.h"
 #include "model/cuda/model_kernels.h"
 #include "model/token_index.h"
@@ -185,23 +186,9 @@ CudaTransformerStep::CudaTransformerStep(const ModelCase& m, MemoryTracker& trac
   gemm_->set_stream(stream_, gemm_workspace_.get(), gemm_workspace_.bytes());
   for (cudaEvent_t& e : events_) check(cudaEventCreate(&e), "cudaEventCreate");
 
-  // A backend that saves P (naive, standard) keeps it per layer until that layer's backward;
-  // one that saves only the LSE (fa2, cudnn), or any with recompute, serves every layer alone
-  // (the plan's attention_instances). prepare() sees the strides run() will get (rows of the
-  // fused QKV projection).
-  const Case ac = m.attention_case();
-  const ModelPlan plan = plan_model(m);
-  const std::int64_t predicted = plan.attention_backend_bytes;
-  const AttnParams shape = attention_params(nullptr);
-  const std::int64_t instances = plan.attention_instances;
-  attention_.push_back(std::move(probe));
-  while (static_cast<std::int64_t>(attention_.size()) < instances)
-    attention_.push_back(make_backend(m.backend));
-  for (auto& b : attention_) {
-    const std::int64_t before = tracker.current_bytes();
-    b->prepare(ac, shape, tracker);
-    attention_scratch_bytes_ += tracker.current_bytes() - before - predicted;
-  }
+  // prepare() sees the strides run() will get (rows of the fused QKV projection).
+  attention_scratch_bytes_ = prepare_attention_backends(
+      std::move(probe), m, attention_params(nullptr), tracker, attention_);
 }
 
 CudaTransformerStep::~CudaTransformerStep() {
