@@ -74,6 +74,9 @@ struct CaseResult {
   std::string backend_info;  // free-form, from Backend::info() after prepare(); "" when none
   MemoryStats memory;
   Accuracy accuracy;
+  // The device's state over the timed samples (core/gpu_state.h), as written to results;
+  // {"absent": why} without readings; null for cases that did not time anything.
+  nlohmann::json gpu_state;
 };
 
 // deferred: a check of a shard (`sweep --shard I/N`) that selects cases of other shards; it is

@@ -84,6 +84,7 @@ J case_json(const CaseResult& r) {
                    {"rel_l2_err", number_json<J>(a.rel_l2_err)},
                    {"nonfinite", a.nonfinite},
                    {"rows_checked", a.rows_checked}};
+  if (!r.gpu_state.is_null()) j["gpu_state"] = block<J>(r.gpu_state);
   // Training modes only, so forward results stay as they were.
   if (runs_backward(c.mode)) {
     j["memory"]["saved_bytes"] = r.memory.saved_bytes;

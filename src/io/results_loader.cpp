@@ -214,6 +214,8 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
     rd.opt_int(*t, tp, "n", ts.n);
     rd.opt_double(*t, tp, "first", ts.first_ms);
   }
+  // Kept as written (merge and compare pass it through); a reader needs no field of it.
+  if (const json* g = rd.opt_object(j, at, "gpu_state")) r.gpu_state = *g;
   rd.opt_double(j, at, "flops", r.flops);
   rd.opt_double(j, at, "prepare_ms", r.prepare_ms);
   rd.opt_string(j, at, "backend_info", r.backend_info);

@@ -10,6 +10,7 @@
 
 #include "backends/shape_params.h"
 #include "common/numeric.h"
+#include "core/gpu_state.h"
 #include "core/shape_algebra.h"
 #include "core/stats.h"
 #include "runner/case_dump.h"
@@ -171,9 +172,13 @@ void sample_timings(const Case& c, const std::function<void()>& launch, Platform
   platform.check_after_run("warm-up");
 
   std::vector<double> samples;
+  GpuStateProbe* probe = platform.gpu_state_probe();
+  const GpuReading state_start = probe ? probe->read() : GpuReading{};
+  std::vector<GpuReading> state_after;
   const auto start = std::chrono::steady_clock::now();
   while (static_cast<int>(samples.size()) < m.max_samples) {
     samples.push_back(platform.time_ms(launch, m.l2_flush));
+    if (probe) state_after.push_back(probe->read());
     const int n = static_cast<int>(samples.size());
     if (n >= m.min_samples) {
       if (relative_spread(summarize(samples)) <= m.target_rel_spread) break;
@@ -183,6 +188,8 @@ void sample_timings(const Case& c, const std::function<void()>& launch, Platform
     }
   }
   platform.check_after_run("timed samples");
+  r.gpu_state = probe ? gpu_state_json(state_start, state_after, r.flops)
+                      : gpu_state_absent_json(platform.gpu_state_absent());
   const double first = r.time.first_ms;
   r.time = summarize(samples);
   r.time.first_ms = first;

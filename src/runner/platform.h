@@ -11,6 +11,7 @@
 #include "backends/backend.h"
 #include "common/input_gen.h"
 #include "core/case.h"
+#include "runtime/gpu_state_probe.h"
 #include "runtime/memory_tracker.h"
 
 namespace fa2b {
@@ -42,6 +43,10 @@ class Platform {
   virtual void check_after_run(const char* what) = 0;
   // True when the platform can no longer run cases (a sticky CUDA error).
   virtual bool broken(std::string* why) const = 0;
+  // Readings of the device around the timed samples (results' gpu_state); null where there
+  // are none, and gpu_state_absent() says why in one line.
+  virtual GpuStateProbe* gpu_state_probe() { return nullptr; }
+  virtual std::string gpu_state_absent() const { return "the cpu target has no GPU state"; }
 };
 
 std::unique_ptr<Platform> make_host_platform();

@@ -40,6 +40,9 @@ class CudaPlatform final : public Platform {
     // written before each timed sample so no sample starts with warm inputs in L2.
     flush_bytes_ = static_cast<std::size_t>(std::max<std::int64_t>(gpu.l2_bytes, 1 << 20)) * 2;
     FA2B_CUDA_CHECK(cudaMalloc(&flush_, flush_bytes_));
+    std::string why;
+    probe_ = make_nvml_probe(gpu.pci_bus + ".0", &why);
+    if (!probe_) probe_absent_ = "NVML unavailable: " + why;
   }
   ~CudaPlatform() override { (void)cudaFree(flush_); }
 
@@ -96,6 +99,9 @@ class CudaPlatform final : public Platform {
     return true;
   }
 
+  GpuStateProbe* gpu_state_probe() override { return probe_.get(); }
+  std::string gpu_state_absent() const override { return probe_absent_; }
+
  private:
   GpuInfo gpu_;
   DeviceMemoryTracker tracker_;
@@ -104,6 +110,8 @@ class CudaPlatform final : public Platform {
   void* flush_ = nullptr;
   std::size_t flush_bytes_ = 0;
   std::string broken_;
+  std::unique_ptr<GpuStateProbe> probe_;
+  std::string probe_absent_;
 };
 
 }  // namespace

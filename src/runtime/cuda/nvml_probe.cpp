@@ -1,0 +1,111 @@
+// NVML loaded with dlopen, so builds and machines without it still run (the results then say
+// why their gpu_state is absent). Only the few calls below, declared here with NVML's stable C
+// ABI (nvml.h is not part of the CUDA toolkit everywhere).
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <cstdint>
+
+#include "runtime/gpu_state_probe.h"
+
+namespace fa2b {
+namespace {
+
+using NvmlDevice = struct NvmlDeviceOpaque*;
+using NvmlReturn = int;  // nvmlReturn_t; 0 is NVML_SUCCESS
+constexpr NvmlReturn kNvmlSuccess = 0;
+constexpr int kClockSm = 1, kClockMem = 2;  // nvmlClockType_t
+constexpr int kTemperatureGpu = 0;          // nvmlTemperatureSensors_t
+
+struct NvmlApi {
+  NvmlReturn (*Init)();
+  const char* (*ErrorString)(NvmlReturn);
+  NvmlReturn (*HandleByPciBusId)(const char*, NvmlDevice*);
+  NvmlReturn (*ClockInfo)(NvmlDevice, int, unsigned*);
+  NvmlReturn (*PowerUsage)(NvmlDevice, unsigned*);
+  NvmlReturn (*Temperature)(NvmlDevice, int, unsigned*);
+  NvmlReturn (*TotalEnergy)(NvmlDevice, unsigned long long*);
+  NvmlReturn (*ThrottleReasons)(NvmlDevice, unsigned long long*);
+};
+
+template <class F>
+bool load(void* lib, const char* name, F& f) {
+  f = reinterpret_cast<F>(dlsym(lib, name));
+  return f != nullptr;
+}
+
+// Loaded and initialised once per process; null with the reason when that failed.
+const NvmlApi* nvml(std::string* why) {
+  static std::string failure;
+  static const NvmlApi* api = []() -> const NvmlApi* {
+    void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (lib == nullptr) {
+      failure = fmt::format("libnvidia-ml.so.1 not loaded ({})", dlerror());
+      return nullptr;
+    }
+    static NvmlApi a{};
+    const bool ok = load(lib, "nvmlInit_v2", a.Init) &&
+                    load(lib, "nvmlErrorString", a.ErrorString) &&
+                    load(lib, "nvmlDeviceGetHandleByPciBusId_v2", a.HandleByPciBusId) &&
+                    load(lib, "nvmlDeviceGetClockInfo", a.ClockInfo) &&
+                    load(lib, "nvmlDeviceGetPowerUsage", a.PowerUsage) &&
+                    load(lib, "nvmlDeviceGetTemperature", a.Temperature);
+    if (!ok) {
+      failure = "libnvidia-ml.so.1 lacks a required function";
+      return nullptr;
+    }
+    // Optional: older drivers or GPUs without them leave the energy or reasons unknown.
+    (void)load(lib, "nvmlDeviceGetTotalEnergyConsumption", a.TotalEnergy);
+    if (!load(lib, "nvmlDeviceGetCurrentClocksEventReasons", a.ThrottleReasons))
+      (void)load(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", a.ThrottleReasons);
+    const NvmlReturn r = a.Init();
+    if (r != kNvmlSuccess) {
+      failure = fmt::format("nvmlInit failed: {}", a.ErrorString(r));
+      return nullptr;
+    }
+    return &a;
+  }();
+  if (api == nullptr && why != nullptr) *why = failure;
+  return api;
+}
+
+class NvmlProbe final : public GpuStateProbe {
+ public:
+  NvmlProbe(const NvmlApi& api, NvmlDevice dev) : api_(api), dev_(dev) {}
+  GpuReading read() override {
+    GpuReading g;
+    unsigned v = 0;
+    if (api_.ClockInfo(dev_, kClockSm, &v) == kNvmlSuccess) g.sm_mhz = static_cast<int>(v);
+    if (api_.ClockInfo(dev_, kClockMem, &v) == kNvmlSuccess) g.mem_mhz = static_cast<int>(v);
+    if (api_.PowerUsage(dev_, &v) == kNvmlSuccess) g.power_w = v / 1000.0;
+    if (api_.Temperature(dev_, kTemperatureGpu, &v) == kNvmlSuccess) g.temp_c = static_cast<int>(v);
+    unsigned long long x = 0;
+    if (api_.TotalEnergy != nullptr && api_.TotalEnergy(dev_, &x) == kNvmlSuccess)
+      g.energy_j = static_cast<double>(x) / 1000.0;
+    if (api_.ThrottleReasons != nullptr && api_.ThrottleReasons(dev_, &x) == kNvmlSuccess) {
+      g.throttle = x;
+      g.throttle_known = true;
+    }
+    return g;
+  }
+
+ private:
+  const NvmlApi& api_;
+  NvmlDevice dev_;
+};
+
+}  // namespace
+
+std::unique_ptr<GpuStateProbe> make_nvml_probe(const std::string& pci_bus, std::string* why) {
+  const NvmlApi* api = nvml(why);
+  if (api == nullptr) return nullptr;
+  NvmlDevice dev = nullptr;
+  const NvmlReturn r = api->HandleByPciBusId(pci_bus.c_str(), &dev);
+  if (r != kNvmlSuccess) {
+    if (why) *why = fmt::format("NVML has no device at PCI {}: {}", pci_bus, api->ErrorString(r));
+    return nullptr;
+  }
+  return std::make_unique<NvmlProbe>(*api, dev);
+}
+
+}  // namespace fa2b

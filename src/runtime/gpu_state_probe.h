@@ -1,0 +1,23 @@
+// Reads the GPU's clocks, power, temperature, throttle reasons and energy counter, for the
+// `gpu_state` of a case (core/gpu_state.h). The cuda platform holds one backed by NVML.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/gpu_state.h"
+
+namespace fa2b {
+
+class GpuStateProbe {
+ public:
+  virtual ~GpuStateProbe() = default;
+  // Fields the device does not answer stay at their "unknown" values.
+  virtual GpuReading read() = 0;
+};
+
+// NVML (libnvidia-ml.so.1, loaded at run time) for the device at `pci_bus` ("0000:19:00"
+// as cudaDeviceProp gives it). Null with `why` where NVML or the device cannot be had.
+std::unique_ptr<GpuStateProbe> make_nvml_probe(const std::string& pci_bus, std::string* why);
+
+}  // namespace fa2b
