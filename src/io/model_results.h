@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,16 @@ struct ModelResultSet {
   bool interrupted = false;  // the writer stopped before its last case
   std::vector<ModelCaseRecord> cases;
   nlohmann::json checks = nlohmann::json::array();  // verdicts as written (sweep with checks)
+  nlohmann::json config_echo;  // the config the sweep ran (null in files written without it)
 };
+
+// Metrics a check may name on transformer results: peak_bytes, predicted_bytes,
+// requested_bytes (any status: an oom records what it asked for), forward_ms, backward_ms,
+// optimizer_ms, step_ms, tokens_per_s, tflops, loss_first, loss_last (ok cases only).
+const std::vector<std::string>& model_metric_names();
+// The metric's value; nullopt for an unknown name, or a timing / throughput / loss metric of
+// a case that is not ok.
+std::optional<double> model_metric_value(const ModelCaseRecord& r, const std::string& name);
 
 // Reads a parsed model results document; `file` names it in errors. Throws ResultsFileError
 // for: a wrong kind or schema_version, a missing or mistyped field, an id that does not start

@@ -141,11 +141,36 @@ ModelResultSet model_result_set_from_json(const json& j, const std::string& file
   if (!cases.is_array()) rd.fail("/cases", "expected an array");
   for (std::size_t i = 0; i < cases.size(); ++i)
     rs.cases.push_back(read_case(rd, cases[i], fmt::format("/cases/{}", i)));
+  if (j.contains("config_echo")) rs.config_echo = j["config_echo"];
   if (j.contains("checks")) {
     if (!j["checks"].is_array()) rd.fail("/checks", "expected an array");
     rs.checks = j["checks"];
   }
   return rs;
+}
+
+const std::vector<std::string>& model_metric_names() {
+  static const std::vector<std::string> names = {"peak_bytes", "predicted_bytes", "requested_bytes",
+                                                 "forward_ms", "backward_ms",     "optimizer_ms",
+                                                 "step_ms",    "tokens_per_s",    "tflops",
+                                                 "loss_first", "loss_last"};
+  return names;
+}
+
+std::optional<double> model_metric_value(const ModelCaseRecord& r, const std::string& name) {
+  // Memory is recorded whatever the status (an oom's requested bytes are the point of it).
+  if (name == "peak_bytes") return static_cast<double>(r.peak_bytes);
+  if (name == "predicted_bytes") return static_cast<double>(r.predicted_bytes);
+  if (name == "requested_bytes") return static_cast<double>(r.requested_bytes);
+  if (r.status != Status::ok) return std::nullopt;
+  const std::pair<const char*, double> timed[] = {
+      {"forward_ms", r.forward_ms},     {"backward_ms", r.backward_ms},
+      {"optimizer_ms", r.optimizer_ms}, {"step_ms", r.step_ms},
+      {"tokens_per_s", r.tokens_per_s}, {"tflops", r.tflops},
+      {"loss_first", r.loss_first},     {"loss_last", r.loss_last}};
+  for (const auto& [n, v] : timed)
+    if (name == n) return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+  return std::nullopt;
 }
 
 ModelResultSet load_model_results(const std::string& path) {
