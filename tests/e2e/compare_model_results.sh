@@ -57,4 +57,22 @@ expect_output "truncated JSON"
 # The attention tools that do not read model files yet say what the file is.
 expect_exit 2 "$BIN" export "$OURS" --format gbench -o "$TMP/g.json"
 expect_output "is a transformer results file"
+# Plots: ours and PyTorch's file overlaid; a mix with attention results is exit 2.
+PY=${PYTHON:-python3}
+expect_exit 2 "$PY" "$SRC/scripts/plot_results.py" "$OURS" "$SRC/tests/data/compare/pair_ours.json" \
+  --out "$TMP/plots"
+expect_output "cannot share plots"
+expect_exit 2 "$PY" "$SRC/scripts/plot_results.py" "$TMP/no_step.json" --out "$TMP/plots"
+expect_output "timing/step_ms: an ok case needs a finite number > 0"
+if "$PY" -c "import matplotlib" 2>/dev/null; then
+  expect_exit 0 "$PY" "$SRC/scripts/plot_results.py" "$OURS" "$PEER" --out "$TMP/plots"
+  for f in model_peak_vs_T model_step_ms_vs_T; do
+    for ext in png svg; do
+      [ -s "$TMP/plots/$f.$ext" ] || fail "plot $f.$ext missing"
+    done
+  done
+  grep -qF "torch-flash" "$TMP/plots/model_peak_vs_T.svg" || fail "the peer's series is not in the plot"
+else
+  echo "skip: matplotlib is not installed: plot_results.py not run on model results"
+fi
 echo "ok"
