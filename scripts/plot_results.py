@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plot fa2bench results files (schema fa2bench/results/1).
+"""Plot fa2bench results files (schema fa2bench/results/1, or transformer results).
 
     scripts/plot_results.py RESULTS.json [MORE.json ...] [--out DIR] [--at-T 2048]
                             [--baseline naive] [--formats png,svg]
@@ -16,6 +16,15 @@ for the same backend and T (other B, H, D, dtype, causal), each shape group is i
 Backends are named by their role (the backend named in the config: `fa2` also for
 `cpu-flash`), so CPU and GPU runs overlay.
 
+Transformer results ("kind": "fa2bench-model-results": a transformer sweep's results.json,
+scripts/torch_train_step.py's file) are plotted instead as
+  model_peak_vs_T.{png,svg}     peak memory (GiB) of the training step against T, per backend
+  model_step_ms_vs_T.{png,svg}  step time (ms) against T, per backend
+so that PyTorch's file can be overlaid on ours:
+    scripts/plot_results.py results/h200/training_step/seed_training_step/ours/results.json \
+        results/h200/training_step/seed_training_step/torch_train_step.json --out plots/step
+All files must then be transformer results (a mix with attention results is exit 2).
+
 Exit codes: 0 plots written; 2 a file is not a fa2bench results file (or bad usage);
 3 matplotlib is missing.
 """
@@ -27,6 +36,7 @@ from collections import defaultdict
 
 SCHEMA_PREFIX = "fa2bench/results/"
 KNOWN_MAJOR = "1"
+MODEL_KIND = "fa2bench-model-results"
 
 
 def die(code, msg):
@@ -47,6 +57,8 @@ def load(path):
         doc = json.loads(text)
     except json.JSONDecodeError as e:
         die(2, f"{path}: line {e.lineno}, column {e.colno}: not valid JSON: {e.msg}")
+    if isinstance(doc, dict) and doc.get("kind") == MODEL_KIND:
+        return load_model(path, doc)
     if not isinstance(doc, dict) or not isinstance(doc.get("schema"), str):
         die(2, f"{path}: not a fa2bench results file (no \"schema\")")
     schema = doc["schema"]
@@ -59,6 +71,91 @@ def load(path):
         if not isinstance(c, dict) or "backend" not in c or not isinstance(c.get("params"), dict):
             die(2, f"{path}: /cases/{i}: not a case (needs backend and params)")
     return doc
+
+
+def load_model(path, doc):
+    """A transformer results document; exits 2 naming what an ok case lacks."""
+    if doc.get("schema_version") != 1:
+        die(2, f"{path}: /schema_version: expected 1, got {doc.get('schema_version')!r}")
+    if not isinstance(doc.get("cases"), list):
+        die(2, f"{path}: /cases: missing or not an array")
+    for i, c in enumerate(doc["cases"]):
+        if not isinstance(c, dict) or "backend" not in c or not isinstance(c.get("params"), dict) \
+                or not isinstance(c["params"].get("T"), int):
+            die(2, f"{path}: /cases/{i}: not a transformer case (needs backend and params.T)")
+        if c.get("status") != "ok":
+            continue
+        for block, key in (("memory", "peak_bytes"), ("timing", "step_ms")):
+            v = (c.get(block) or {}).get(key)
+            if num(v) is None or v <= 0 or v == float("inf"):
+                die(2, f"{path}: /cases/{i}/{block}/{key}: an ok case needs a finite number > 0, "
+                       f"got {v!r}")
+    return doc
+
+
+def is_model(doc):
+    return doc.get("kind") == MODEL_KIND
+
+
+def model_shape_group(p):
+    """Everything but T: "L12-h4096-nh32-B4/bf16/adamw"."""
+    rec = "/recompute" if p.get("recompute") == "on" else ""
+    return (f"L{p.get('layers')}-h{p.get('hidden')}-nh{p.get('heads')}-B{p.get('B')}/"
+            f"{p.get('dtype')}/{p.get('optimizer')}{rec}")
+
+
+def model_series_of(doc, label_suffix):
+    """{(label, role, group): [(T, case), ...]} of the ok cases."""
+    series = defaultdict(list)
+    groups = {model_shape_group(c["params"]) for c in doc["cases"]}
+    for c in doc["cases"]:
+        if c.get("status") != "ok":
+            continue
+        role = c.get("role") or c["backend"]
+        group = model_shape_group(c["params"])
+        label = f"{role} — {label_suffix}"
+        if len(groups) > 1:
+            label += f" [{group}]"
+        series[(label, role, group)].append((c["params"]["T"], c))
+    for pts in series.values():
+        pts.sort(key=lambda x: x[0])
+    return series
+
+
+def plot_model(all_series, args, plt, formats):
+    """Peak GiB and step ms against T, one series per backend and file; returns paths."""
+    written, plotted = [], 0
+    for name, ylabel, value in [
+        ("model_peak_vs_T", "peak memory of the training step (GiB)",
+         lambda c: (c.get("memory") or {}).get("peak_bytes", 0) / 2**30),
+        ("model_step_ms_vs_T", "training step time (ms)",
+         lambda c: (c.get("timing") or {}).get("step_ms")),
+    ]:
+        fig, ax = plt.subplots(figsize=(8, 5))
+        for k, (_, _, series) in enumerate(all_series):
+            style = ["-", "--", ":", "-."][k % 4]  # one line style per file
+            marker = "osD^v"[k % 5]
+            for (label, _, _), pts in sorted(series.items()):
+                xs = [T for T, _ in pts]
+                ys = [value(c) for _, c in pts]
+                if xs:
+                    ax.plot(xs, ys, marker=marker, linestyle=style, label=label)
+                    plotted += 1
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log", base=2)
+        ax.set_xlabel("sequence length T")
+        ax.set_ylabel(ylabel)
+        ax.set_title(name.replace("_", " "))
+        ax.grid(True, which="both", alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            # Beside the axes: backends that ran at one T only are single points the legend
+            # would otherwise hide.
+            ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
+        written += save(fig, args.out, name, formats)
+        plt.close(fig)
+    if plotted == 0:
+        print("plot_results.py: note: no case with status ok to plot", file=sys.stderr)
+    return written
 
 
 def device_name(doc):
@@ -121,6 +218,12 @@ def main(argv):
     args = ap.parse_args(argv)
 
     docs = [(path, load(path)) for path in args.results]  # validate before importing matplotlib
+    kinds = {is_model(doc) for _, doc in docs}
+    if len(kinds) > 1:
+        model = [p for p, d in docs if is_model(d)]
+        attention = [p for p, d in docs if not is_model(d)]
+        die(2, f"transformer results ({', '.join(model)}) and attention results "
+               f"({', '.join(attention)}) cannot share plots; plot them separately")
 
     try:
         import matplotlib
@@ -136,7 +239,12 @@ def main(argv):
     all_series = []
     for path, doc in docs:
         suffix = f"{device_name(doc)} ({path})" if several else device_name(doc)
-        all_series.append((path, doc, series_of(doc, suffix)))
+        make = model_series_of if is_model(doc) else series_of
+        all_series.append((path, doc, make(doc, suffix)))
+    if kinds == {True}:
+        for p in plot_model(all_series, args, plt, formats):
+            print(p)
+        return 0
 
     written = []
     plotted = 0

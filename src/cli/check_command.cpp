@@ -1,10 +1,12 @@
 #include <fmt/format.h>
 
 #include "checks/checks.h"
+#include "checks/model_checks.h"
 #include "checks/result_gate.h"
 #include "cli/commands.h"
 #include "cli/load_config_or_report.h"
 #include "cli/tables.h"
+#include "io/model_results.h"
 #include "io/results_json.h"
 #include "report/report.h"
 
@@ -37,7 +39,77 @@ bool echo_matches_sha256(const ResultSet& rs, const std::string& file) {
   return false;
 }
 
+// A transformer results file: the checks of its config (--config, else the echo the sweep
+// wrote, verified against config_sha256 as for attention results) over its cases.
+int run_model_check(const CheckArgs& a) {
+  if (!a.junit.empty() || !a.summary_md.empty()) {
+    fmt::print(stderr,
+               "fa2bench: {}: --junit and --summary-md are not supported for transformer "
+               "results yet\n",
+               a.results);
+    return kExitUsage;
+  }
+  ModelResultSet rs;
+  try {
+    rs = load_model_results(a.results);
+  } catch (const ResultsFileError& e) {
+    fmt::print(stderr, "fa2bench: {}\n", e.what());
+    return kExitUsage;
+  }
+  std::optional<Config> config;
+  if (!a.config.empty()) {
+    config = load_config_or_report(a.config, {});
+  } else if (rs.config_echo.is_null()) {
+    fmt::print(stderr,
+               "fa2bench: {}: has no config_echo (written before transformer sweeps took "
+               "checks, or by another tool); pass the config with --config\n",
+               a.results);
+    return kExitUsage;
+  } else {
+    const std::string actual = sha256_hex(rs.config_echo.dump());
+    if (actual != rs.config_sha256) {
+      fmt::print(stderr,
+                 "fa2bench: {}: /config_echo was edited: its sha256 is {}, the file records {}; "
+                 "refusing to judge by it. Pass the config with --config\n",
+                 a.results, actual.substr(0, 12), rs.config_sha256.substr(0, 12));
+      return kExitUsage;
+    }
+    try {
+      config = parse_config(rs.config_echo, rs.config_path + " (echo in " + a.results + ")");
+    } catch (const ConfigError& e) {
+      fmt::print(stderr, "fa2bench: {}: the config echoed in it does not parse:\n", a.results);
+      for (const std::string& m : e.messages()) fmt::print(stderr, "  {}\n", m);
+    }
+  }
+  if (!config) return kExitUsage;
+  if (config->model_cases.empty()) {
+    fmt::print(stderr, "fa2bench: {} has no transformer sweeps, {} is transformer results\n",
+               config->path, a.results);
+    return kExitUsage;
+  }
+  std::vector<Verdict> verdicts = evaluate_model_checks(config->checks, rs.cases);
+  fmt::print("checks of {} on {} ({} cases)\n", config->path, a.results, rs.cases.size());
+  if (rs.interrupted) {
+    // As an incomplete attention set: nothing measured is missing silently.
+    fmt::print(stderr, "fa2bench: {} is an interrupted run\n", a.results);
+    for (Verdict& v : verdicts) {
+      if (v.verdict == VerdictKind::pass) {
+        v.verdict = VerdictKind::error;
+        v.detail = "the run was interrupted: its cases may be incomplete";
+      }
+    }
+  }
+  print_verdict_table(verdicts);
+  return verdict_exit_code(verdicts);
+}
+
 int run_check(const CheckArgs& a) {
+  try {
+    if (is_model_results(read_results_document(a.results))) return run_model_check(a);
+  } catch (const ResultsFileError& e) {
+    fmt::print(stderr, "fa2bench: {}\n", e.what());
+    return kExitUsage;
+  }
   ResultSet rs;
   try {
     rs = load_results(a.results);
@@ -84,7 +156,9 @@ void add_check_command(CLI::App& app, int& exit_code) {
       "A set that is incomplete (interrupted, cases missing from the config's expansion),\n"
       "has cases in error/timeout (unless the config says \"allow_case_errors\": true), or an\n"
       "ok case without a finite median, a memory block or a nonfinite count gives the\n"
-      "affected checks verdict error and exits 1.\n\n"
+      "affected checks verdict error and exits 1.\n"
+      "Transformer results (a transformer sweep's results.json) are judged by the checks of\n"
+      "their config the same way (an interrupted file turns passes into errors).\n\n"
       "Example:  fa2bench check results/h200/seed_notebook/results.json");
   cmd->add_option("results", args->results, "results.json written by fa2bench sweep")->required();
   cmd->add_option("--config,-c", args->config, "Take the checks from this config instead")

@@ -7,7 +7,9 @@
 #include "cli/commands.h"
 #include "cli/numeric_flags.h"
 #include "compare/compare.h"
+#include "compare/model_compare.h"
 #include "io/atomic_file.h"
+#include "io/model_results.h"
 #include "io/results_json.h"
 
 namespace fa2b {
@@ -27,7 +29,95 @@ struct CompareArgs {
   std::vector<std::string> pairs;  // --pair NEW_BACKEND=BASE_BACKEND, as given
 };
 
+// What a results document is, for the message when the two files differ.
+std::string kind_text(const nlohmann::json& j) {
+  if (is_model_results(j))
+    return fmt::format("transformer results (kind \"{}\")", kModelResultsKind);
+  if (j.is_object() && j.contains("schema") && j["schema"].is_string())
+    return fmt::format("attention results (schema \"{}\")", j["schema"].get<std::string>());
+  return "neither attention nor transformer results";
+}
+
+std::string format_model(const ModelComparison& cmp, const std::string& format) {
+  if (format == "md") return model_compare_md_text(cmp);
+  if (format == "csv") return model_compare_csv_text(cmp);
+  if (format == "json")
+    return model_compare_json(cmp).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+           "\n";
+  return model_compare_table_text(cmp);
+}
+
+// Two transformer results files: the same exit codes as the attention compare.
+int run_model_compare(const CompareArgs& a) {
+  if (a.normalize || !a.junit.empty() || !a.summary_md.empty()) {
+    fmt::print(stderr,
+               "fa2bench: --normalize, --junit and --summary-md are not supported for "
+               "transformer results ({} and {}) yet\n",
+               a.base, a.next);
+    return kExitUsage;
+  }
+  ModelComparison cmp;
+  try {
+    const ModelResultSet base = load_model_results(a.base);
+    const ModelResultSet next = load_model_results(a.next);
+    const CompareOptions options{
+        a.threshold, false,
+        parse_backend_pairs(a.pairs, model_backends(base), a.base, model_backends(next), a.next),
+        a.allow_missing};
+    cmp = compare_model_results(base, next, options);
+  } catch (const ResultsFileError& e) {
+    fmt::print(stderr, "fa2bench: {}\n", e.what());
+    return kExitUsage;
+  } catch (const CompareError& e) {
+    fmt::print(stderr, "fa2bench: {}\n", e.what());
+    return kExitUsage;
+  }
+  const std::string text = format_model(cmp, a.format);
+  if (a.format == "csv" || a.format == "json" || !a.out.empty()) {
+    for (const std::string& w : cmp.warnings) fmt::print(stderr, "fa2bench: {}\n", w);
+  }
+  try {
+    if (a.out.empty()) {
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      std::fflush(stdout);
+    } else {
+      write_text_file_atomic(a.out, text);
+      fmt::print(stderr, "fa2bench: wrote {} ({})\n", a.out, a.format);
+    }
+  } catch (const std::runtime_error& e) {
+    fmt::print(stderr, "fa2bench: {}\n", e.what());
+    return kExitRuntime;
+  }
+  if (cmp.has_regression()) {
+    fmt::print(stderr, "fa2bench: {} regression{} ({} slower, {} {}){}{}\n", cmp.counts.regressions,
+               cmp.counts.regressions == 1 ? "" : "s", cmp.counts.slower,
+               cmp.counts.regressions - cmp.counts.slower,
+               cmp.by_pair() ? "not ok where the BASE backend is" : "no longer ok",
+               cmp.failures.empty() ? "" : fmt::format(" and {} more failing", cmp.failures.size()),
+               a.fail_on_regression ? "" : "; not failing without --fail-on-regression");
+    for (const std::string& f : cmp.failures) fmt::print(stderr, "fa2bench: failing: {}\n", f);
+    if (a.fail_on_regression) return kExitCheckFailed;
+  }
+  return kExitOk;
+}
+
 int run_compare(const CompareArgs& a) {
+  // The kind decides the path: transformer results have their own cases and columns.
+  try {
+    const nlohmann::json base_doc = read_results_document(a.base);
+    const nlohmann::json new_doc = read_results_document(a.next);
+    const bool base_model = is_model_results(base_doc);
+    if (base_model != is_model_results(new_doc)) {
+      fmt::print(stderr,
+                 "fa2bench: compare needs two files of one kind: BASE {} is {}, NEW {} is {}\n",
+                 a.base, kind_text(base_doc), a.next, kind_text(new_doc));
+      return kExitUsage;
+    }
+    if (base_model) return run_model_compare(a);
+  } catch (const ResultsFileError& e) {
+    fmt::print(stderr, "fa2bench: {}\n", e.what());
+    return kExitUsage;
+  }
   ResultSet base, next;
   try {
     base = load_results(a.base);
@@ -117,7 +207,15 @@ void add_compare_command(CLI::App& app, int& exit_code) {
       "  fa2bench compare baseline/results.json out/results.json --fail-on-regression\n"
       "  fa2bench compare results/h200/perf_fwd/torch_sdpa.json results/h200/perf_fwd/results.json "
       "\\\n"
-      "    --pair fa2=torch-flash --pair fa2=torch-cudnn --format md");
+      "    --pair fa2=torch-flash --pair fa2=torch-cudnn --format md\n\n"
+      "Transformer results (kind fa2bench-model-results: a transformer sweep's results.json,\n"
+      "scripts/torch_train_step.py) are compared the same way, by case id or with --pair by the\n"
+      "shape key (the id after the backend): NEW/BASE ratios of peak bytes, step time and\n"
+      "tokens/s, both statuses, and a verdict from the step time against --threshold. Both\n"
+      "files must be of one kind (exit 2 otherwise); an ok case without a finite step_ms,\n"
+      "peak_bytes or tokens_per_s is refused (exit 2).\n"
+      "  fa2bench compare results/h200/training_step/seed_training_step/torch_train_step.json \\\n"
+      "    results/h200/training_step/seed_training_step/ours/results.json --pair fa2=torch-flash");
   cmd->add_option("base", args->base, "BASE results.json (the reference run)")->required();
   cmd->add_option("new", args->next, "NEW results.json (the run being judged)")->required();
   cmd->add_option("--threshold", args->threshold,

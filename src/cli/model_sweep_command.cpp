@@ -1,6 +1,7 @@
 // `sweep` for transformer configs: each case's training step on the CUDA device (the CUDA step,
-// fp16 / bf16) or the host (float32), one line per case, results.json in --out (its own
-// "kind": the attention results' tools do not read it yet). Cases run in this process.
+// fp16 / bf16) or the host (float32), one line per case, then the config's checks over them;
+// results.json in --out (its own "kind", read by `compare` and `check`). Cases run in this
+// process.
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -8,9 +9,12 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "checks/model_checks.h"
 #include "cli/model_commands.h"
 #include "cli/tables.h"
 #include "io/atomic_file.h"
+#include "io/model_results.h"
+#include "io/results_json.h"
 #include "model/model_runner.h"
 #include "runtime/device_info.h"
 
@@ -68,7 +72,7 @@ int run_model_sweep(const SweepArgs& a, const Config& config, std::int64_t budge
     if (!r.reason.empty()) fmt::print("         {}\n", r.reason);
     cases.push_back(model::to_json(r));
   }
-  const nlohmann::json results = {
+  nlohmann::json results = {
       {"kind", "fa2bench-model-results"},
       {"schema_version", 1},
       {"config", config.path},
@@ -77,11 +81,30 @@ int run_model_sweep(const SweepArgs& a, const Config& config, std::int64_t budge
       {"target", cuda ? "cuda" : "cpu"},
       {"device", cuda ? to_json(gpus[static_cast<std::size_t>(a.device)]) : cpu_device_block()},
       {"conventions", model::model_conventions_json()},
-      {"cases", cases}};
+      {"cases", cases},
+      // What `check` re-evaluates by (verified against config_sha256, as for attention).
+      {"config_echo", config.raw}};
+  // The checks judge what the file says, through the reader `check` uses, so a sweep and a
+  // later `check` of its file cannot disagree.
+  std::vector<Verdict> verdicts;
+  if (!config.checks.empty()) {
+    try {
+      verdicts = evaluate_model_checks(config.checks,
+                                       model_result_set_from_json(results, "results").cases);
+    } catch (const ResultsFileError& e) {
+      fmt::print(stderr, "fa2bench: the sweep's own results are unusable: {}\n", e.what());
+      return kExitRuntime;
+    }
+    nlohmann::json checks = nlohmann::json::array();
+    for (const Verdict& v : verdicts) checks.push_back(to_json(v));
+    results["checks"] = checks;
+  }
   const std::string path = (std::filesystem::path(a.out) / "results.json").string();
   write_text_file_atomic(path, results.dump(1) + "\n");
+  if (!verdicts.empty()) print_verdict_table(verdicts);
   fmt::print("wrote {}\n", path);
-  return errors && !config.allow_case_errors ? kExitCheckFailed : kExitOk;
+  if (errors && !config.allow_case_errors) return kExitCheckFailed;
+  return verdict_exit_code(verdicts);
 }
 
 }  // namespace fa2b

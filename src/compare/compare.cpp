@@ -369,8 +369,16 @@ std::string_view to_string(ChangeKind k) {
 std::vector<BackendPair> parse_backend_pairs(const std::vector<std::string>& values,
                                              const ResultSet& base, const std::string& base_file,
                                              const ResultSet& next, const std::string& new_file) {
-  const PairSide new_side{"NEW", new_file, backends_of(next)};
-  const PairSide base_side{"BASE", base_file, backends_of(base)};
+  return parse_backend_pairs(values, backends_of(base), base_file, backends_of(next), new_file);
+}
+
+std::vector<BackendPair> parse_backend_pairs(const std::vector<std::string>& values,
+                                             const std::vector<std::string>& base_backends,
+                                             const std::string& base_file,
+                                             const std::vector<std::string>& new_backends,
+                                             const std::string& new_file) {
+  const PairSide new_side{"NEW", new_file, new_backends};
+  const PairSide base_side{"BASE", base_file, base_backends};
   const std::string have = backends_line(new_side, base_side);
   std::vector<BackendPair> pairs;
   for (const std::string& value : values) {

@@ -137,6 +137,13 @@ Comparison compare_results(const ResultSet& base, const std::string& base_file,
 std::vector<BackendPair> parse_backend_pairs(const std::vector<std::string>& values,
                                              const ResultSet& base, const std::string& base_file,
                                              const ResultSet& next, const std::string& new_file);
+// The same from each file's backends (in order of first appearance); transformer results use
+// it.
+std::vector<BackendPair> parse_backend_pairs(const std::vector<std::string>& values,
+                                             const std::vector<std::string>& base_backends,
+                                             const std::string& base_file,
+                                             const std::vector<std::string>& new_backends,
+                                             const std::string& new_file);
 
 // Verdict of one case pair (both runs' statuses, medians and p10-p90 intervals).
 struct ChangeVerdict {

@@ -7,6 +7,8 @@
 #include "core/metrics.h"
 #include "core/result.h"
 #include "core/shape_algebra.h"
+#include "io/model_results.h"
+#include "io/results_json.h"
 
 namespace fa2b::config_detail {
 namespace {
@@ -126,10 +128,38 @@ void check_selector_refs(const Selector& sel, const json& raw_select, const std:
 
 }  // namespace
 
+// The references of a check on transformer sweeps: its selection matches a case, and a
+// ratio's two backends ran a common shape in it.
+void check_model_refs(const CheckSpec& spec, const std::vector<ModelCase>& cases,
+                      const std::string& cp, Errors& refs) {
+  auto selected = [&](const Selector& sel) {
+    std::vector<const ModelCase*> out;
+    for (const ModelCase& c : cases)
+      if (sel.matches_model(c.backend, c.role, c.sweep, model_params_json(c))) out.push_back(&c);
+    return out;
+  };
+  if (selected(spec.select).empty()) {
+    refs.add(ptr(cp, "select"), "no transformer case matches the selection");
+    return;
+  }
+  if (spec.kind != "ratio") return;
+  std::set<std::string> num, both;
+  const auto others = selected(without(spec.select, "backend"));
+  for (const ModelCase* c : others)
+    if (c->role == spec.numerator) num.insert(c->shape_key());
+  for (const ModelCase* c : others)
+    if (c->role == spec.denominator && num.count(c->shape_key())) both.insert(c->shape_key());
+  if (both.empty()) {
+    refs.add(cp, "no selected transformer shape was run with both \"" + spec.numerator +
+                     "\" and \"" + spec.denominator + "\"");
+  }
+}
+
 std::vector<CheckSpec> parse_checks(const json& raw, const std::vector<Case>& cases,
                                     bool cases_valid, bool drop_unmatched,
                                     std::vector<std::size_t>& dropped,
-                                    std::vector<std::string>& notes, Errors& errors) {
+                                    std::vector<std::string>& notes, Errors& errors,
+                                    const std::vector<ModelCase>* model_cases) {
   std::vector<CheckSpec> out;
   if (!raw.contains("checks")) return out;
   const json& checks = raw["checks"];
@@ -166,6 +196,14 @@ std::vector<CheckSpec> parse_checks(const json& raw, const std::vector<Case>& ca
       spec.kind = *k;
     }
     const std::string& kind = spec.kind;
+    // Transformer results have statuses, numbers and backends, but no plan metrics of the
+    // attention call, no accuracy and no growth axis the checks know.
+    if (model_cases && !kind.empty() && kind != "status" && kind != "threshold" &&
+        kind != "ratio") {
+      own.add(ptr(cp, "kind"), "\"" + kind +
+                                   "\" checks do not apply to transformer sweeps (status, "
+                                   "threshold and ratio do)");
+    }
     if (!kind.empty())
       check_keys(ch, cp, allowed_check_keys(kind), "key for a " + kind + " check", own);
     if (ch.contains("description") && !ch["description"].is_string()) {
@@ -180,7 +218,9 @@ std::vector<CheckSpec> parse_checks(const json& raw, const std::vector<Case>& ca
     };
     if (!kind.empty() && kind != "status") {
       if (require("metric")) {
-        const auto& allowed = kind == "plan" ? plan_metric_names() : measured_metric_names();
+        const auto& allowed = model_cases      ? model_metric_names()
+                              : kind == "plan" ? plan_metric_names()
+                                               : measured_metric_names();
         const std::string what = kind == "plan" ? "plan metric" : "metric";
         if (auto m = get_name_in(ch["metric"], allowed, what, ptr(cp, "metric"), own)) {
           spec.metric = *m;
@@ -260,7 +300,8 @@ std::vector<CheckSpec> parse_checks(const json& raw, const std::vector<Case>& ca
     }
 
     // References to the expanded cases, only meaningful when the check itself is well formed.
-    if (own.empty() && cases_valid) {
+    if (own.empty() && cases_valid && model_cases) check_model_refs(spec, *model_cases, cp, refs);
+    if (own.empty() && cases_valid && !model_cases) {
       const std::string sp = ptr(cp, "select");
       check_selector_refs(spec.select, ch.contains("select") ? ch["select"] : json::object(), sp,
                           cases, refs);

@@ -19,6 +19,11 @@ namespace fa2b {
 struct Selector {
   std::map<std::string, std::vector<nlohmann::json>> match;
   bool matches(const Case& c) const;
+  // A transformer case by its backend, role, sweep and params block (io model_params_json):
+  // an axis is looked up in params, H as "heads" and T_q / T_k as "T"; an axis the params
+  // lack (causal, layout) matches nothing.
+  bool matches_model(const std::string& backend, const std::string& role, const std::string& sweep,
+                     const nlohmann::json& params) const;
 };
 
 struct CheckSpec {

@@ -135,9 +135,12 @@ void expand_model_sweep(const json& sweep, const std::string& pointer,
 // --backends or --set grid.* narrowed the sweep) is dropped instead: its index goes to
 // `dropped` and a note to `notes`.
 // When `cases_valid` is false (the sweeps had errors) only the checks' own syntax is checked.
+// With `model_cases` (a config of transformer sweeps) the checks are of transformer results:
+// status, threshold and ratio, over model_metric_names(), referring to those cases.
 std::vector<CheckSpec> parse_checks(const json& raw, const std::vector<Case>& cases,
                                     bool cases_valid, bool drop_unmatched,
                                     std::vector<std::size_t>& dropped,
-                                    std::vector<std::string>& notes, Errors& errors);
+                                    std::vector<std::string>& notes, Errors& errors,
+                                    const std::vector<ModelCase>* model_cases = nullptr);
 
 }  // namespace fa2b::config_detail

@@ -55,18 +55,22 @@ Config parse_config(const json& raw_in, const std::string& path, const ConfigOve
   cfg.defaults.min_samples = std::min(cfg.defaults.min_samples, cfg.defaults.max_samples);
 
   expand_sweeps(raw, cfg.defaults, cfg.cases, cfg.model_cases, errors);
-  if (!cfg.model_cases.empty() && raw.contains("checks")) {
-    errors.add("/checks", "checks on transformer sweeps are not supported yet; remove \"checks\"");
-    errors.throw_if_any();
-  }
   const bool cases_valid = errors.empty();
+  // A config holds attention or transformer sweeps (expand_sweeps refuses both): its checks
+  // are of the one kind of results it makes.
+  bool transformer = !cfg.model_cases.empty();
+  if (raw.contains("sweeps") && raw["sweeps"].is_array()) {
+    for (const json& sweep : raw["sweeps"])
+      transformer = transformer || is_transformer_sweep(sweep);
+  }
+  const std::vector<ModelCase>* model_cases = transformer ? &cfg.model_cases : nullptr;
 
   // Overrides may narrow the sweeps so far that some checks no longer apply; those are
   // dropped from `raw` (with a note), so that re-parsing `raw` gives the same checks.
   const bool narrowed = !overrides.set.empty() || !overrides.backends.empty();
   std::vector<std::size_t> dropped;
   cfg.checks = parse_checks(raw, cfg.cases, cases_valid, narrowed && cases_valid, dropped,
-                            cfg.notes, errors);
+                            cfg.notes, errors, model_cases);
   errors.throw_if_any();
   if (!dropped.empty()) {
     json& checks = cfg.raw["checks"];
@@ -76,7 +80,7 @@ Config parse_config(const json& raw_in, const std::string& path, const ConfigOve
     std::vector<std::size_t> none;
     std::vector<std::string> no_notes;
     Errors again;
-    cfg.checks = parse_checks(cfg.raw, cfg.cases, true, false, none, no_notes, again);
+    cfg.checks = parse_checks(cfg.raw, cfg.cases, true, false, none, no_notes, again, model_cases);
     again.throw_if_any();
   }
   cfg.sha256 = sha256_hex(cfg.raw.dump());

@@ -19,6 +19,36 @@ bool Selector::matches(const Case& c) const {
   return true;
 }
 
+bool Selector::matches_model(const std::string& backend, const std::string& role,
+                             const std::string& sweep, const nlohmann::json& params) const {
+  for (const auto& [axis, entries] : match) {
+    json value;
+    if (axis == "backend") {
+      const bool any = std::any_of(entries.begin(), entries.end(), [&](const json& e) {
+        return e == json(role) || e == json(backend);
+      });
+      if (!any) return false;
+      continue;
+    }
+    if (axis == "sweep") {
+      value = sweep;
+    } else {
+      const std::string key = axis == "H" ? "heads" : (axis == "T_q" || axis == "T_k") ? "T" : axis;
+      if (!params.is_object() || !params.contains(key)) return false;
+      value = params[key];
+    }
+    const bool any = std::any_of(entries.begin(), entries.end(), [&](const json& e) {
+      if (!e.is_object()) return e == value;
+      if (!value.is_number()) return false;
+      const double x = value.get<double>();
+      return !(e.contains("min") && x < e["min"].get<double>()) &&
+             !(e.contains("max") && x > e["max"].get<double>());
+    });
+    if (!any) return false;
+  }
+  return true;
+}
+
 namespace config_detail {
 
 bool selector_entry_matches(std::string_view axis, const json& entry, const Case& c) {

@@ -28,6 +28,17 @@ class ResultsFileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The "kind" of a transformer sweep's results.json (cli/model_sweep_command.cpp,
+// scripts/torch_train_step.py); attention results have a "schema" instead.
+inline constexpr const char* kModelResultsKind = "fa2bench-model-results";
+
+// The JSON document of a results file of either kind; throws ResultsFileError naming the file
+// (and line and column for bad JSON).
+nlohmann::json read_results_document(const std::string& path);
+// True for a transformer results document (kind kModelResultsKind).
+bool is_model_results(const nlohmann::json& j);
+
+// Attention results; a transformer results file is refused with a message saying so.
 ResultSet load_results(const std::string& path);
 
 // The text of results.json: pretty-printed, ends with a newline.

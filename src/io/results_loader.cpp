@@ -342,7 +342,7 @@ ResultSet result_set_from_json(const json& j) {
   return read_result_set(Reader(""), j);
 }
 
-ResultSet load_results(const std::string& path) {
+json read_results_document(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw ResultsFileError(path + ": is a directory");
   std::ifstream in(path, std::ios::binary);
@@ -365,6 +365,22 @@ ResultSet load_results(const std::string& path) {
     throw ResultsFileError(fmt::format("{}: line {}, column {}{}: {}{}", path, e.line(), e.column(),
                                        e.pointer().empty() ? "" : " (at " + e.pointer() + ")", what,
                                        e.detail()));
+  }
+  return j;
+}
+
+bool is_model_results(const json& j) {
+  return j.is_object() && j.contains("kind") && j["kind"] == kModelResultsKind;
+}
+
+ResultSet load_results(const std::string& path) {
+  const json j = read_results_document(path);
+  if (is_model_results(j)) {
+    // Without this the reader would only say "/schema: missing", which hides what the file is.
+    throw ResultsFileError(
+        fmt::format("{}: is a transformer results file (kind \"{}\"); this "
+                    "command reads attention results (schema {})",
+                    path, kModelResultsKind, kResultsSchema));
   }
   return read_result_set(Reader(path), j);
 }

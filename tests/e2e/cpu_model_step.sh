@@ -1,7 +1,8 @@
 # The transformer training step on the CPU target: configs/cpu_model_step.json runs end to end,
 # every case ok with its tracked peak equal to the plan's (cpu-flash: plus its reported tile
-# scratch), step time split forward / backward / optimizer, tokens/s; plan and validate read
-# the config; a model that breaks its own shape rules is exit 2 naming the field.
+# scratch), step time split forward / backward / optimizer, tokens/s; its checks pass, and a
+# failing one exits 1 (sweep and check); plan and validate read the config; a model that breaks
+# its own shape rules is exit 2 naming the field.
 source "$(dirname "$0")/lib.sh"
 expect_exit 0 "$BIN" sweep --config "$SRC/configs/cpu_model_step.json" --target cpu --out "$TMP/run"
 python3 - "$TMP/run/results.json" <<'PY' || fail "results.json content"
@@ -32,11 +33,51 @@ assert "6 * params * tokens" in r["conventions"]["flops"], r["conventions"]["flo
 assert "3.5x" in r["conventions"]["flops"]
 assert "float32" in r["conventions"]["optimizer"]
 PY
+# The config's checks: printed after the cases, written into results.json, re-evaluated by
+# `check` from the echoed config; a failing one (a bound fa2 cannot meet) is exit 1 both ways.
+expect_exit 0 "$BIN" sweep --config "$SRC/configs/cpu_model_step.json" --target cpu --out "$TMP/chk"
+expect_output "pass   fa2_peak_vs_naive_T64"
+expect_output "3 of 3 checks passed"
+python3 - "$TMP/chk/results.json" <<'PY' || fail "checks in results.json"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert [(c["name"], c["verdict"]) for c in r["checks"]] == [
+    ("fa2_runs_everywhere", "pass"), ("fa2_loss_is_finite", "pass"),
+    ("fa2_peak_vs_naive_T64", "pass")], r["checks"]
+PY
+expect_exit 0 "$BIN" check "$TMP/chk/results.json"
+expect_output "3 of 3 checks passed"
+expect_exit 1 "$BIN" sweep --config "$SRC/configs/cpu_model_step.json" --target cpu \
+  --out "$TMP/chk_fail" --set 'checks.2.value=0.5'
+expect_output "fail   fa2_peak_vs_naive_T64"
+expect_output "pairs outside <= 0.5"
+expect_exit 1 "$BIN" check "$TMP/chk_fail/results.json"
+expect_output "2 of 3 checks passed"
+# The same results judged by a stricter config given with --config.
+python3 - "$SRC/configs/cpu_model_step.json" "$TMP/strict.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); c["checks"][0]["expect"] = "oom"
+json.dump(c, open(sys.argv[2], "w"))
+PY
+expect_exit 1 "$BIN" check "$TMP/chk/results.json" --config "$TMP/strict.json"
+expect_output "is ok (expected oom)"
+# The committed H200 file predates the echo: its config is given; its checks pass.
+H200="$SRC/results/h200/training_step/seed_training_step/ours/results.json"
+expect_exit 2 "$BIN" check "$H200"
+expect_output "has no config_echo"
+expect_exit 0 "$BIN" check "$H200" --config "$SRC/configs/seed_training_step.json"
+expect_output "pass   fa2_peak_vs_naive_2k"
+expect_output "5 of 5 checks passed"
+# A check kind without a meaning on model results is a config error naming it.
+expect_exit 2 "$BIN" validate --config "$SRC/configs/cpu_model_step.json" \
+  --set 'checks.1.kind="accuracy_rule"'
+expect_output "/checks/1/kind: \"accuracy_rule\" checks do not apply to transformer sweeps"
+
 expect_exit 0 "$BIN" plan --config "$SRC/configs/cpu_model_step.json" --memory 1GiB
 expect_output "L2-h64-nh4-V97-B2-T33/fp32/adamw"
 expect_output "6 * params * tokens"
 expect_exit 0 "$BIN" validate --config "$SRC/configs/cpu_model_step.json"
-expect_output "10 case(s)"
+expect_output "10 case(s), 3 check(s)"
 # Shape rules of the model, named by JSON pointer.
 expect_exit 2 "$BIN" validate --config "$SRC/configs/cpu_model_step.json" --set 'sweeps.0.grid.heads=3'
 expect_output "/sweeps/0/grid/heads: hidden = 64 is not a multiple of heads = 3"

@@ -137,9 +137,31 @@ TEST(ModelConfig, AttentionAndTransformerSweepsDoNotMix) {
   j["sweeps"].push_back(json::parse(
       R"({"name": "attn", "backends": ["cpu-flash"], "grid": {"H": 4, "D": 16, "T": 64}})"));
   EXPECT_NE(error_at(j, "/sweeps/0").find("not both"), std::string::npos);
-  j = model_config(json::object());
-  j["checks"] = json::array();
-  EXPECT_NE(error_at(j, "/checks"), "");
+}
+
+TEST(ModelConfig, ChecksOfTransformerResults) {
+  json j = model_config(json::object());
+  j["checks"] = json::parse(R"([
+    {"name": "flash_ok", "kind": "status", "expect": "ok", "select": {"backend": "cpu-flash"}},
+    {"name": "fast", "kind": "threshold", "metric": "step_ms", "op": "<", "value": 1e4},
+    {"name": "saves", "kind": "ratio", "metric": "peak_bytes", "numerator": "cpu-flash",
+     "denominator": "cpu-naive", "op": "<=", "value": 1, "select": {"T": 64}}])");
+  const Config c = parse_config(j, "m.json");
+  ASSERT_EQ(c.checks.size(), 3u);
+  EXPECT_EQ(c.checks[1].metric, "step_ms");
+  // Kinds without a meaning here, attention metrics, selections and pairs that match nothing.
+  j["checks"] = json::parse(R"([
+    {"name": "g", "kind": "growth", "metric": "step_ms", "op": "<", "value": 5, "axis": "T",
+     "from": 33, "to": 64},
+    {"name": "m", "kind": "threshold", "metric": "time_median_ms", "op": "<", "value": 1},
+    {"name": "s", "kind": "status", "expect": "ok", "select": {"T": 4096}},
+    {"name": "r", "kind": "ratio", "metric": "peak_bytes", "numerator": "fa2",
+     "denominator": "cpu-naive", "op": "<=", "value": 1}])");
+  EXPECT_NE(error_at(j, "/checks/0/kind").find("do not apply to transformer sweeps"),
+            std::string::npos);
+  EXPECT_NE(error_at(j, "/checks/1/metric").find("allowed: peak_bytes"), std::string::npos);
+  EXPECT_NE(error_at(j, "/checks/2/select").find("no transformer case matches"), std::string::npos);
+  EXPECT_NE(error_at(j, "/checks/3").find("both \"fa2\" and \"cpu-naive\""), std::string::npos);
 }
 
 TEST(ModelConfig, AttentionSweepMayNameItsScope) {
