@@ -5,7 +5,9 @@
 # Every stage re-packs results/h200 and the logs into $OUT/results_h200.tgz, so a run that hits
 # its time limit still returns what it finished.
 #   STAGES="test tune sweep" TUNE_FILTER="D64 D256" scripts/h200/tune.sh
-# (TUNE_FILTER: tune only the perf-grid cases whose id contains each word, one table per word.)
+# (TUNE_FILTER: tune only the perf-grid cases whose tune id matches each word, a regex, one
+# table per word.) Each tune run's sweep reports stay in results/h200/tune_<name>/, its ranking
+# is copied to results/h200/tune_<name>.md.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/out}
@@ -34,17 +36,19 @@ if [[ $stages == *test* ]]; then
 fi
 if [[ $stages == *tune* ]]; then
   if [ -z "${TUNE_FILTER:-}" ]; then
-    $bin tune --config configs/seed_notebook.json --out results/h200/tune_seed_notebook.md \
-      > "$logs/tune_seed_notebook.txt" 2>&1
+    $bin tune --config configs/seed_notebook.json --out results/h200/tune_seed_notebook \
+      --overwrite --quiet > "$logs/tune_seed_notebook.txt" 2>&1
+    cp results/h200/tune_seed_notebook/tune.md results/h200/tune_seed_notebook.md
     sed -n '/^Winners/,$p' "$logs/tune_seed_notebook.txt"
     pack
   fi
   for word in ${TUNE_FILTER:-all}; do
     [ "$word" = all ] && word=""
     suffix=${word:+_$word}
-    $bin tune --config configs/perf_fwd.json --out "results/h200/tune_perf_fwd$suffix.md" \
+    $bin tune --config configs/perf_fwd.json --out "results/h200/tune_perf_fwd$suffix" \
       ${word:+--filter "$word"} --set measure.warmup=2 --set measure.min_samples=5 \
-      --set measure.max_samples=10 > "$logs/tune_perf_fwd$suffix.txt" 2>&1
+      --set measure.max_samples=10 --overwrite --quiet > "$logs/tune_perf_fwd$suffix.txt" 2>&1
+    cp "results/h200/tune_perf_fwd$suffix/tune.md" "results/h200/tune_perf_fwd$suffix.md"
     sed -n '/^Winners/,$p' "$logs/tune_perf_fwd$suffix.txt"
     pack
   done

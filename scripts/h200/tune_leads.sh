@@ -21,10 +21,11 @@ pack
 for pair in ${TUNES:-}; do
   cfg=${pair%%:*} filter=${pair#*:}
   name=tune_${cfg}${filter:+_$(echo "$filter" | tr '/' '_')}
-  "$bin_dir/fa2bench" tune --config "configs/$cfg.json" --out "results/h200/$name.md" \
+  "$bin_dir/fa2bench" tune --config "configs/$cfg.json" --out "results/h200/$name" \
     ${filter:+--filter "$filter"} --set measure.warmup=2 --set measure.min_samples=5 \
-    --set measure.max_samples=10 > "$logs/$name.txt" 2>&1
+    --set measure.max_samples=10 --overwrite --quiet > "$logs/$name.txt" 2>&1
   echo "== $name: exit $?"
+  cp "results/h200/$name/tune.md" "results/h200/$name.md"
   sed -n '/^Winners/,$p' "$logs/$name.txt"
   pack
 done

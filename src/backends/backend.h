@@ -60,6 +60,10 @@ class Backend {
   virtual void run_backward(const AttnBwdParams& p, void* stream);
   // Free what prepare() allocated.
   virtual void release() {}
+  // A dev-variant backend (catalog entry `variants`): how many variants this build can run for
+  // head dim D, 0 .. count-1 (variant 0, the shipped kernel, always among them). 0 for every
+  // other backend, and for one not runnable in this build.
+  virtual int variant_count(std::int64_t /*D*/) const { return 0; }
 };
 
 // supports() of a backend that has no backward yet: yes for fwd, and for bwd / fwd_bwd

@@ -1,3 +1,5 @@
+#include "cli/sweep_command.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -53,7 +55,10 @@ std::string absolute_or_empty(const std::string& path) {
   return ec ? path : abs.string();
 }
 
-int run_sweep_command(SweepArgs a) {
+}  // namespace
+
+int run_sweep_command(SweepArgs a, const ConfigRewrite& rewrite, bool* reports_written) {
+  if (reports_written) *reports_written = false;
   std::optional<SweepManifest> prior;
   if (a.overwrite && !a.resume.empty()) {
     fmt::print(stderr, "fa2bench: --overwrite starts a new sweep; --resume continues one\n");
@@ -103,8 +108,12 @@ int run_sweep_command(SweepArgs a) {
     set.push_back("measure.inputs=\"" + a.inputs + "\"");  // every sweep's measure, too
   }
 
-  const auto config = load_config_or_report(a.config, ConfigOverrides{set, a.backends});
+  auto config = load_config_or_report(a.config, ConfigOverrides{set, a.backends});
   if (!config) return kExitUsage;
+  if (rewrite) {
+    const int rc = rewrite(*config);
+    if (rc != kExitOk) return rc;
+  }
   if (!config->model_cases.empty()) return run_model_sweep(a, *config, budget);
   if (prior && prior->config_sha256 != config->sha256) {
     fmt::print(stderr,
@@ -275,6 +284,7 @@ int run_sweep_command(SweepArgs a) {
   apply_gate(problems, config->checks, rs.checks);
 
   write_results_json(rs, (out / "results.json").string());
+  if (reports_written) *reports_written = true;
   write_results_csv(rs, (out / "results.csv").string());
   write_summary_md(rs, (out / "summary.md").string(), a.baseline);
   if (!a.junit.empty()) write_junit(rs, a.junit);
@@ -300,8 +310,6 @@ int run_sweep_command(SweepArgs a) {
   print_gate_problems(problems);
   return verdict_exit_code(rs.checks);
 }
-
-}  // namespace
 
 void add_sweep_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<SweepArgs>();

@@ -4,10 +4,13 @@
 #include "config/config_internal.h"
 
 namespace fa2b::config_detail {
+namespace {
+constexpr std::int64_t kMaxVariant = 1 << 16;
+}  // namespace
 
 const std::vector<std::string>& grid_axis_names() {
-  static const std::vector<std::string> names = {"B", "H",     "H_kv",   "T",      "T_q", "T_k",
-                                                 "D", "dtype", "causal", "layout", "mode"};
+  static const std::vector<std::string> names = {
+      "B", "H", "H_kv", "T", "T_q", "T_k", "D", "dtype", "causal", "layout", "mode", "variant"};
   return names;
 }
 
@@ -39,6 +42,7 @@ json case_axis_value(const Case& c, std::string_view axis) {
   if (axis == "causal") return c.causal;
   if (axis == "layout") return std::string(to_string(c.layout));
   if (axis == "mode") return std::string(to_string(c.mode));
+  if (axis == "variant") return c.variant;
   return json();
 }
 
@@ -72,6 +76,18 @@ std::optional<json> check_axis_scalar(std::string_view axis, const json& v,
   if (axis == "dtype") return check_name(v, {"fp16", "bf16", "fp32"}, "dtype", pointer, errors);
   if (axis == "layout") return check_name(v, {"bhsd", "bshd"}, "layout", pointer, errors);
   if (axis == "mode") return check_name(v, {"fwd", "bwd", "fwd_bwd"}, "mode", pointer, errors);
+  if (axis == "variant") {
+    // 0 is the shipped kernel; a dev-variant backend's own count bounds it (expand.cpp).
+    const auto i = get_int_at_least(v, 0, pointer, errors);
+    if (!i) return std::nullopt;
+    if (*i > kMaxVariant) {
+      errors.add(pointer, "variant " + std::to_string(*i) +
+                              " is beyond any backend's variants (at most " +
+                              std::to_string(kMaxVariant) + ")");
+      return std::nullopt;
+    }
+    return json(*i);
+  }
   if (axis == "causal") {
     const auto b = get_bool(v, pointer, errors);
     if (!b) return std::nullopt;

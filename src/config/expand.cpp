@@ -128,6 +128,29 @@ void set_axis(Case& c, const std::string& axis, const json& v) {
   if (axis == "causal") c.causal = v.get<bool>();
   if (axis == "layout") c.layout = *parse_layout(v.get<std::string>());
   if (axis == "mode") c.mode = *parse_mode(v.get<std::string>());
+  if (axis == "variant") c.variant = static_cast<int>(v.get<std::int64_t>());
+}
+
+// A variant other than 0 for a backend that has none, or beyond the count its catalog entry
+// knows for the case's D: the message, or "" when the case may have it.
+std::string variant_problem(const Case& c) {
+  if (c.variant == 0) return {};
+  const BackendEntry* e = find_backend_entry(c.backend);
+  if (!e || !e->variants) {
+    return "variant " + std::to_string(c.variant) + " for backend \"" + c.backend +
+           "\", which has no variants (only a dev-variant backend takes one: " +
+           catalog_names_prose([](const BackendEntry& x) { return x.variants; }) +
+           "); give the variant axis in a sweep of its own";
+  }
+  if (e->variant_count) {
+    const int n = e->variant_count(c.D);
+    if (c.variant >= n) {
+      return "variant " + std::to_string(c.variant) + " is out of range for backend \"" +
+             c.backend + "\" at D = " + std::to_string(c.D) + " (variants 0.." +
+             std::to_string(n - 1) + ")";
+    }
+  }
+  return {};
 }
 
 std::string describe_shape(const Case& c) {
@@ -315,6 +338,11 @@ void expand_one(const json& sweep, const std::string& sp, const AxisMap& default
         const auto hit = [&](const Selector& s) { return s.matches(c); };
         if (!where.empty() && std::none_of(where.begin(), where.end(), hit)) continue;
         if (std::any_of(exclude.begin(), exclude.end(), hit)) continue;
+        const std::string variant = variant_problem(c);
+        if (!variant.empty()) {
+          if (reported.insert(variant).second) errors.add(axes.at("variant").pointer, variant);
+          continue;
+        }
         cases.push_back(c);
         ++kept;
       }

@@ -95,6 +95,13 @@ std::deque<BackendEntry> built_in_entries() {
                     "the FlashAttention-2 algorithm on the host: tiles, online softmax, O(T·D) "
                     "extra memory; multithreaded; fp16/bf16 storage emulated with "
                     "round-to-nearest-even"));
+  e.push_back(entry("fa2-dev", D::cuda, "", S::streams, fa2_backward_workspace,
+                    "none (forward only)", {Mode::fwd},
+                    "the fa2 forward with a tile/pipeline variant as the case's `variant`: 0 is "
+                    "the shipped dispatch (as `fa2`), 1.. the tuning candidates of "
+                    "`kernels/fa2/inst/fa2_fwd_dev_variants.cu`, which need a build with "
+                    "-DFA2BENCH_DEV_KERNELS=ON; what `fa2bench tune` runs"));
+  e.back().variants = true;
   return e;
 }
 
@@ -142,6 +149,11 @@ bool supports_mode(const BackendEntry& e, Mode m) {
   return std::find(e.modes.begin(), e.modes.end(), m) != e.modes.end();
 }
 
+bool takes_variants(std::string_view name) {
+  const BackendEntry* e = find_backend_entry(name);
+  return e && e->variants;
+}
+
 const std::deque<BackendEntry>& backend_catalog() {
   return catalog();
 }
@@ -161,6 +173,9 @@ void add_backend_entry(BackendEntry entry) {
                                 "\" needs a backward workspace formula");
   if (!supports_mode(entry, Mode::fwd))
     throw std::invalid_argument("backend \"" + entry.name + "\" must support mode fwd");
+  if (entry.variant_count && !entry.variants)
+    throw std::invalid_argument("backend \"" + entry.name +
+                                "\" has a variant count but does not take variants");
   names();  // built from the built-ins before the new entry is added
   names().push_back(entry.name);
   catalog().push_back(std::move(entry));

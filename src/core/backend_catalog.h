@@ -50,6 +50,14 @@ struct BackendEntry {
   std::vector<Mode> modes;
   // One line for `fa2bench backends` and the README table.
   std::string description;
+  // A dev-variant backend: its cases take the parameter `variant` (core/case.h; 0 is the
+  // shipped kernel), which a config may give only to such a backend. `fa2bench tune` expands
+  // cases into one per variant (Backend::variant_count says how many this build has).
+  bool variants = false;
+  // How many variants head dim D has (0 .. count-1), when the catalog can know it without the
+  // backend's code; a config's larger variant is then refused. Null when only the built
+  // backend knows (fa2-dev: the build options decide), which then says `unsupported`.
+  int (*variant_count)(std::int64_t D) = nullptr;
 };
 
 std::string_view to_string(BackendDevice);
@@ -57,6 +65,8 @@ std::string_view to_string(ScoreStorage);
 bool materialises_scores(ScoreStorage);
 bool materialises_scores(const BackendEntry&);
 bool supports_mode(const BackendEntry&, Mode);
+// Whether the named backend is a dev-variant backend (false for an unknown name).
+bool takes_variants(std::string_view name);
 
 // The built-in backends in their canonical order (the order of every list printed from it),
 // then any added with add_backend_entry. A deque: adding an entry moves none of the others.

@@ -81,6 +81,7 @@ std::string Case::shape_key() const {
   s += fmt::format("-D{}/{}/{}", D, to_string(dtype), causal ? "causal" : "full");
   if (layout != Layout::bhsd) s += fmt::format("/{}", to_string(layout));
   if (mode != Mode::fwd) s += fmt::format("/{}", to_string(mode));
+  if (variant != 0) s += fmt::format("/v{}", variant);
   return s;
 }
 

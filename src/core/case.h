@@ -52,13 +52,17 @@ struct Case {
   bool causal = false;
   Layout layout = Layout::bhsd;
   Mode mode = Mode::fwd;
+  // Which kernel variant a dev-variant backend runs (catalog entry `variants`, e.g. fa2-dev):
+  // 0 is the shipped kernel, 1.. the tuning candidates (`fa2bench tune`). Always 0 for others.
+  int variant = 0;
   MeasureSettings measure;
 
   // Stable identity used to match cases across result files, e.g.
   // "fa2/B1-H32-T2048-D128/fp16/causal"; T_q != T_k, H_kv != H, bshd and a mode other than
-  // fwd add their own tags (so forward ids stay those of results written before modes).
+  // fwd add their own tags (so forward ids stay those of results written before modes), and so
+  // does a variant other than 0 ("/v3", last).
   std::string id() const;
-  // The shape part of the id only ("B1-H32-T2048-D128/fp16/causal").
+  // The id without the backend ("B1-H32-T2048-D128/fp16/causal"; with a variant's tag).
   std::string shape_key() const;
 };
 

@@ -25,18 +25,22 @@ J block(const json& j) {
 }
 
 // The case's shape, in the order results files list it.
+// The variant only for a dev-variant backend's case (or a non-zero one), so that the params of
+// every other case stay as they were.
 template <class J>
 J params_block(const Case& c) {
-  return {{"B", c.B},
-          {"H", c.H},
-          {"H_kv", c.H_kv},
-          {"T_q", c.T_q},
-          {"T_k", c.T_k},
-          {"D", c.D},
-          {"dtype", to_string(c.dtype)},
-          {"causal", c.causal},
-          {"layout", to_string(c.layout)},
-          {"mode", to_string(c.mode)}};
+  J p = {{"B", c.B},
+         {"H", c.H},
+         {"H_kv", c.H_kv},
+         {"T_q", c.T_q},
+         {"T_k", c.T_k},
+         {"D", c.D},
+         {"dtype", to_string(c.dtype)},
+         {"causal", c.causal},
+         {"layout", to_string(c.layout)},
+         {"mode", to_string(c.mode)}};
+  if (c.variant != 0 || takes_variants(c.backend)) p["variant"] = c.variant;
+  return p;
 }
 
 template <class J>

@@ -176,6 +176,10 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
     c.mode = rd.enum_value<Mode>(rd.to_string(*v, pp + "/mode"), pp + "/mode", "mode",
                                  [](std::string_view x) { return parse_mode(x); });
   }
+  std::int64_t variant = 0;
+  rd.opt_int(p, pp, "variant", variant);
+  if (variant < 0 || variant > (1 << 16)) rd.fail(pp + "/variant", "expected 0 to 65536");
+  c.variant = static_cast<int>(variant);
 
   const std::string mp = at + "/measure";
   if (const json* m = rd.opt_object(j, at, "measure")) {

@@ -28,8 +28,8 @@ Case case_of(const std::string& backend, Mode mode) {
 }
 
 TEST(BackendCatalog, BuiltInsInOrderWithValidEntries) {
-  const std::vector<std::string> built_ins = {"naive", "fa2",       "standard",
-                                              "cudnn", "cpu-naive", "cpu-flash"};
+  const std::vector<std::string> built_ins = {"naive",     "fa2",       "standard", "cudnn",
+                                              "cpu-naive", "cpu-flash", "fa2-dev"};
   const auto& names = known_backend_names();
   ASSERT_GE(names.size(), built_ins.size());
   EXPECT_TRUE(std::equal(built_ins.begin(), built_ins.end(), names.begin()));
