@@ -144,4 +144,59 @@ std::string and_more(std::size_t n) {
   return n == 0 ? std::string() : fmt::format(" (and {} more)", n);
 }
 
+void BoundTally::problem(std::string why) {
+  if (problems++ == 0) first_problem = std::move(why);
+}
+
+void BoundTally::add(double value, const CheckSpec& spec, const std::string& at) {
+  if (!compare(value, spec.op, spec.value)) ++failing;
+  if (!any || worse(value, worst, spec.op, spec.value)) {
+    any = true;
+    worst = value;
+    worst_at = at;
+  }
+}
+
+void BoundTally::add_ratio(const MetricOrWhy& n, const MetricOrWhy& d, const CheckSpec& spec,
+                           const std::string& den_id, const std::string& at) {
+  if (!n.value || !d.value) return problem(!n.value ? n.why : d.why);
+  if (*d.value == 0) return problem(fmt::format("{} of {} is 0", spec.metric, den_id));
+  add(*n.value / *d.value, spec, at);
+}
+
+Verdict threshold_verdict(Verdict v, const CheckSpec& spec, const BoundTally& t,
+                          std::size_t selected) {
+  if (t.problems > 0) {
+    return error_verdict(v,
+                         fmt::format("{}{}; {} of {} selected cases have no {}", t.first_problem,
+                                     and_more(t.problems - 1), t.problems, selected, spec.metric));
+  }
+  v.measured = t.worst;
+  const bool pass = t.failing == 0;
+  v.verdict = pass ? VerdictKind::pass : VerdictKind::fail;
+  v.detail = fmt::format("worst {} = {} at {}", spec.metric, num(t.worst), t.worst_at);
+  v.detail += pass ? " (" + plural(selected, "case") + ")"
+                   : fmt::format(" ({} of {} cases outside {})", t.failing, selected, v.threshold);
+  return v;
+}
+
+Verdict ratio_verdict(Verdict v, const CheckSpec& spec, const BoundTally& t, std::size_t pairs) {
+  if (pairs == 0) {
+    return error_verdict(v, fmt::format("no {} case in the selection {}", spec.numerator,
+                                        describe_selector(spec.select)));
+  }
+  if (t.problems > 0) {
+    return error_verdict(v, fmt::format("{}{}; {} of {} pairs have no ratio", t.first_problem,
+                                        and_more(t.problems - 1), t.problems, pairs));
+  }
+  v.measured = t.worst;
+  const bool pass = t.failing == 0;
+  v.verdict = pass ? VerdictKind::pass : VerdictKind::fail;
+  v.detail = fmt::format("worst {} {} / {} = {} at {}", spec.metric, spec.numerator,
+                         spec.denominator, num(t.worst), t.worst_at);
+  v.detail += pass ? " (" + plural(pairs, "pair") + ")"
+                   : fmt::format(" ({} of {} pairs outside {})", t.failing, pairs, v.threshold);
+  return v;
+}
+
 }  // namespace fa2b::checks

@@ -59,6 +59,31 @@ struct MetricOrWhy {
 };
 MetricOrWhy metric_of(const CaseResult& r, const std::string& metric);
 
+// The measured values of a threshold or ratio check (attention and transformer results alike)
+// against the spec's bound: how many fail, the worst and where it is, and the problems that
+// keep a value from being measured.
+struct BoundTally {
+  std::size_t failing = 0, problems = 0;
+  std::string first_problem;
+  double worst = kNaN;
+  std::string worst_at;  // the case id (threshold) or shape (ratio) of the worst value
+  bool any = false;      // a value was added
+  // Counts a problem; the first one is kept for the detail.
+  void problem(std::string why);
+  void add(double value, const CheckSpec& spec, const std::string& at);
+  // n / d, or the problem that keeps it from being a ratio (a missing metric, d == 0 at
+  // `den_id`).
+  void add_ratio(const MetricOrWhy& n, const MetricOrWhy& d, const CheckSpec& spec,
+                 const std::string& den_id, const std::string& at);
+};
+// The verdict of a threshold check over `selected` cases: an error when a case has no metric,
+// else pass or fail by the worst value.
+Verdict threshold_verdict(Verdict v, const CheckSpec& spec, const BoundTally& t,
+                          std::size_t selected);
+// The verdict of a ratio check over `pairs` numerator cases: an error when there are none or
+// one has no ratio, else pass or fail by the worst ratio.
+Verdict ratio_verdict(Verdict v, const CheckSpec& spec, const BoundTally& t, std::size_t pairs);
+
 // "1 case", "3 cases".
 std::string plural(std::size_t n, const std::string& word);
 // Appends " (and N more)" when n > 0.

@@ -83,34 +83,16 @@ Verdict model_threshold(const CheckSpec& spec, const std::vector<ModelCaseRecord
   if (!known_op(spec.op)) return error_verdict(v, fmt::format("unknown op \"{}\"", spec.op));
   const auto selected = select_model(spec, cases);
   if (selected.empty()) return error_verdict(v, no_match_detail(spec.select));
-  std::string first_problem;
-  std::size_t problems = 0, failing = 0;
-  const ModelCaseRecord* worst_case = nullptr;
-  double worst_value = kNaN;
+  BoundTally t;
   for (const ModelCaseRecord* r : selected) {
     const MetricOrWhy m = model_metric_of(*r, spec.metric);
-    if (!m.value) {
-      if (problems++ == 0) first_problem = m.why;
-      continue;
-    }
-    if (!compare(*m.value, spec.op, spec.value)) ++failing;
-    if (!worst_case || worse(*m.value, worst_value, spec.op, spec.value)) {
-      worst_case = r;
-      worst_value = *m.value;
+    if (m.value) {
+      t.add(*m.value, spec, r->id);
+    } else {
+      t.problem(m.why);
     }
   }
-  if (problems > 0) {
-    return error_verdict(
-        v, fmt::format("{}{}; {} of {} selected cases have no {}", first_problem,
-                       and_more(problems - 1), problems, selected.size(), spec.metric));
-  }
-  v.measured = worst_value;
-  v.verdict = failing == 0 ? VerdictKind::pass : VerdictKind::fail;
-  v.detail = fmt::format("worst {} = {} at {}", spec.metric, num(worst_value), worst_case->id);
-  v.detail += failing == 0 ? " (" + plural(selected.size(), "case") + ")"
-                           : fmt::format(" ({} of {} cases outside {})", failing, selected.size(),
-                                         v.threshold);
-  return v;
+  return threshold_verdict(v, spec, t, selected.size());
 }
 
 Verdict model_ratio(const CheckSpec& spec, const std::vector<ModelCaseRecord>& cases) {
@@ -120,54 +102,20 @@ Verdict model_ratio(const CheckSpec& spec, const std::vector<ModelCaseRecord>& c
     return error_verdict(v, "ratio check needs a numerator and a denominator backend");
   const auto selected = select_model(spec, cases);
   if (selected.empty()) return error_verdict(v, no_match_detail(spec.select));
-  std::string first_problem;
-  std::size_t pairs = 0, problems = 0, failing = 0;
-  const ModelCaseRecord* worst_case = nullptr;
-  double worst_value = kNaN;
+  BoundTally t;
+  std::size_t pairs = 0;
   for (const ModelCaseRecord* n_case : selected) {
     if (!is_model_backend(*n_case, spec.numerator)) continue;
     ++pairs;
-    auto problem = [&](std::string why) {
-      if (problems++ == 0) first_problem = std::move(why);
-    };
     const ModelCaseRecord* d_case = model_partner(*n_case, spec.denominator, cases);
     if (!d_case) {
-      problem(fmt::format("no {} case with the shape of {}", spec.denominator, n_case->id));
+      t.problem(fmt::format("no {} case with the shape of {}", spec.denominator, n_case->id));
       continue;
     }
-    const MetricOrWhy n = model_metric_of(*n_case, spec.metric);
-    const MetricOrWhy d = model_metric_of(*d_case, spec.metric);
-    if (!n.value || !d.value) {
-      problem(!n.value ? n.why : d.why);
-      continue;
-    }
-    if (*d.value == 0) {
-      problem(fmt::format("{} of {} is 0", spec.metric, d_case->id));
-      continue;
-    }
-    const double ratio = *n.value / *d.value;
-    if (!compare(ratio, spec.op, spec.value)) ++failing;
-    if (!worst_case || worse(ratio, worst_value, spec.op, spec.value)) {
-      worst_case = n_case;
-      worst_value = ratio;
-    }
+    t.add_ratio(model_metric_of(*n_case, spec.metric), model_metric_of(*d_case, spec.metric), spec,
+                d_case->id, n_case->shape_key);
   }
-  if (pairs == 0) {
-    return error_verdict(v, fmt::format("no {} case in the selection {}", spec.numerator,
-                                        describe_selector(spec.select)));
-  }
-  if (problems > 0) {
-    return error_verdict(v, fmt::format("{}{}; {} of {} pairs have no ratio", first_problem,
-                                        and_more(problems - 1), problems, pairs));
-  }
-  v.measured = worst_value;
-  v.verdict = failing == 0 ? VerdictKind::pass : VerdictKind::fail;
-  v.detail = fmt::format("worst {} {} / {} = {} at {}", spec.metric, spec.numerator,
-                         spec.denominator, num(worst_value), worst_case->shape_key);
-  v.detail += failing == 0
-                  ? " (" + plural(pairs, "pair") + ")"
-                  : fmt::format(" ({} of {} pairs outside {})", failing, pairs, v.threshold);
-  return v;
+  return ratio_verdict(v, spec, t, pairs);
 }
 
 }  // namespace

@@ -39,6 +39,33 @@ bool echo_matches_sha256(const ResultSet& rs, const std::string& file) {
   return false;
 }
 
+// `load(path)` of a results file, or nullopt after printing why it cannot be read.
+template <typename Load>
+auto load_or_report(Load load, const std::string& path) -> std::optional<decltype(load(path))> {
+  try {
+    return load(path);
+  } catch (const ResultsFileError& e) {
+    fmt::print(stderr, "fa2bench: {}\n", e.what());
+    return std::nullopt;
+  }
+}
+
+// The config to judge by: --config, else the echo in the results file once `echo_ok()` (which
+// prints why not) accepts it; nullopt after printing why there is none.
+template <typename EchoOk>
+std::optional<Config> config_to_judge_by(const CheckArgs& a, const nlohmann::json& echo,
+                                         const std::string& config_path, EchoOk echo_ok) {
+  if (!a.config.empty()) return load_config_or_report(a.config, {});
+  if (!echo_ok()) return std::nullopt;
+  try {
+    return parse_config(echo, config_path + " (echo in " + a.results + ")");
+  } catch (const ConfigError& e) {
+    fmt::print(stderr, "fa2bench: {}: the config echoed in it does not parse:\n", a.results);
+    for (const std::string& m : e.messages()) fmt::print(stderr, "  {}\n", m);
+    return std::nullopt;
+  }
+}
+
 // A transformer results file: the checks of its config (--config, else the echo the sweep
 // wrote, verified against config_sha256 as for attention results) over its cases.
 int run_model_check(const CheckArgs& a) {
@@ -49,38 +76,25 @@ int run_model_check(const CheckArgs& a) {
                a.results);
     return kExitUsage;
   }
-  ModelResultSet rs;
-  try {
-    rs = load_model_results(a.results);
-  } catch (const ResultsFileError& e) {
-    fmt::print(stderr, "fa2bench: {}\n", e.what());
-    return kExitUsage;
-  }
-  std::optional<Config> config;
-  if (!a.config.empty()) {
-    config = load_config_or_report(a.config, {});
-  } else if (rs.config_echo.is_null()) {
-    fmt::print(stderr,
-               "fa2bench: {}: has no config_echo (written before transformer sweeps took "
-               "checks, or by another tool); pass the config with --config\n",
-               a.results);
-    return kExitUsage;
-  } else {
-    const std::string actual = sha256_hex(rs.config_echo.dump());
-    if (actual != rs.config_sha256) {
+  std::optional<ModelResultSet> loaded = load_or_report(load_model_results, a.results);
+  if (!loaded) return kExitUsage;
+  const ModelResultSet& rs = *loaded;
+  const std::optional<Config> config = config_to_judge_by(a, rs.config_echo, rs.config_path, [&] {
+    if (rs.config_echo.is_null()) {
       fmt::print(stderr,
-                 "fa2bench: {}: /config_echo was edited: its sha256 is {}, the file records {}; "
-                 "refusing to judge by it. Pass the config with --config\n",
-                 a.results, actual.substr(0, 12), rs.config_sha256.substr(0, 12));
-      return kExitUsage;
+                 "fa2bench: {}: has no config_echo (written before transformer sweeps took "
+                 "checks, or by another tool); pass the config with --config\n",
+                 a.results);
+      return false;
     }
-    try {
-      config = parse_config(rs.config_echo, rs.config_path + " (echo in " + a.results + ")");
-    } catch (const ConfigError& e) {
-      fmt::print(stderr, "fa2bench: {}: the config echoed in it does not parse:\n", a.results);
-      for (const std::string& m : e.messages()) fmt::print(stderr, "  {}\n", m);
-    }
-  }
+    const std::string actual = sha256_hex(rs.config_echo.dump());
+    if (actual == rs.config_sha256) return true;
+    fmt::print(stderr,
+               "fa2bench: {}: /config_echo was edited: its sha256 is {}, the file records {}; "
+               "refusing to judge by it. Pass the config with --config\n",
+               a.results, actual.substr(0, 12), rs.config_sha256.substr(0, 12));
+    return false;
+  });
   if (!config) return kExitUsage;
   if (config->model_cases.empty()) {
     fmt::print(stderr, "fa2bench: {} has no transformer sweeps, {} is transformer results\n",
@@ -110,25 +124,11 @@ int run_check(const CheckArgs& a) {
     fmt::print(stderr, "fa2bench: {}\n", e.what());
     return kExitUsage;
   }
-  ResultSet rs;
-  try {
-    rs = load_results(a.results);
-  } catch (const ResultsFileError& e) {
-    fmt::print(stderr, "fa2bench: {}\n", e.what());
-    return kExitUsage;
-  }
-  std::optional<Config> config;
-  if (!a.config.empty()) {
-    config = load_config_or_report(a.config, {});
-  } else {
-    if (!echo_matches_sha256(rs, a.results)) return kExitUsage;
-    try {
-      config = parse_config(rs.config_echo, rs.config_path + " (echo in " + a.results + ")");
-    } catch (const ConfigError& e) {
-      fmt::print(stderr, "fa2bench: {}: the config echoed in it does not parse:\n", a.results);
-      for (const std::string& m : e.messages()) fmt::print(stderr, "  {}\n", m);
-    }
-  }
+  std::optional<ResultSet> loaded = load_or_report(load_results, a.results);
+  if (!loaded) return kExitUsage;
+  ResultSet& rs = *loaded;
+  const std::optional<Config> config = config_to_judge_by(
+      a, rs.config_echo, rs.config_path, [&] { return echo_matches_sha256(rs, a.results); });
   if (!config) return kExitUsage;
   rs.checks = evaluate_checks(config->checks, rs.cases);
   defer_cross_shard_checks(rs, *config, rs.checks);

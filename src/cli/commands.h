@@ -43,6 +43,11 @@ struct SweepArgs {
   bool case_timeout_given = false;  // --case-timeout on the command line (even 0)
 };
 void add_sweep_command(CLI::App& app, int& exit_code);
+// The options sweep and tune share. The references must outlive `cmd` (the commands keep their
+// args alive in their callback).
+void add_target_options(CLI::App* cmd, std::string& target, int& device);  // --target, --device
+// --isolate sets `isolate` to 1, --no-isolate to 0; without either it keeps its default.
+void add_isolate_flags(CLI::App* cmd, int& isolate);
 // Hidden: one case in a child process (see runner/isolated_case.h).
 void add_run_case_command(CLI::App& app, int& exit_code);
 

@@ -47,6 +47,25 @@ std::string format_model(const ModelComparison& cmp, const std::string& format) 
   return model_compare_table_text(cmp);
 }
 
+// Warnings go to stderr too when stdout carries a machine-readable format or a file.
+void print_warnings(const CompareArgs& a, const std::vector<std::string>& warnings) {
+  if (a.format == "csv" || a.format == "json" || !a.out.empty()) {
+    for (const std::string& w : warnings) fmt::print(stderr, "fa2bench: {}\n", w);
+  }
+}
+
+// The rendering to --out (with a line on stderr) or stdout; throws std::runtime_error when
+// --out cannot be written.
+void write_text(const CompareArgs& a, const std::string& text) {
+  if (a.out.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+  } else {
+    write_text_file_atomic(a.out, text);
+    fmt::print(stderr, "fa2bench: wrote {} ({})\n", a.out, a.format);
+  }
+}
+
 // Two transformer results files: the same exit codes as the attention compare.
 int run_model_compare(const CompareArgs& a) {
   if (a.normalize || !a.junit.empty() || !a.summary_md.empty()) {
@@ -73,17 +92,9 @@ int run_model_compare(const CompareArgs& a) {
     return kExitUsage;
   }
   const std::string text = format_model(cmp, a.format);
-  if (a.format == "csv" || a.format == "json" || !a.out.empty()) {
-    for (const std::string& w : cmp.warnings) fmt::print(stderr, "fa2bench: {}\n", w);
-  }
+  print_warnings(a, cmp.warnings);
   try {
-    if (a.out.empty()) {
-      std::fwrite(text.data(), 1, text.size(), stdout);
-      std::fflush(stdout);
-    } else {
-      write_text_file_atomic(a.out, text);
-      fmt::print(stderr, "fa2bench: wrote {} ({})\n", a.out, a.format);
-    }
+    write_text(a, text);
   } catch (const std::runtime_error& e) {
     fmt::print(stderr, "fa2bench: {}\n", e.what());
     return kExitRuntime;
@@ -148,18 +159,9 @@ int run_compare(const CompareArgs& a) {
   } else {
     text = compare_table_text(cmp);
   }
-  // Warnings go to stderr too when stdout carries a machine-readable format or a file.
-  if (a.format == "csv" || a.format == "json" || !a.out.empty()) {
-    for (const std::string& w : cmp.warnings) fmt::print(stderr, "fa2bench: {}\n", w);
-  }
+  print_warnings(a, cmp.warnings);
   try {
-    if (a.out.empty()) {
-      std::fwrite(text.data(), 1, text.size(), stdout);
-      std::fflush(stdout);
-    } else {
-      write_text_file_atomic(a.out, text);
-      fmt::print(stderr, "fa2bench: wrote {} ({})\n", a.out, a.format);
-    }
+    write_text(a, text);
     if (!a.junit.empty()) write_text_file_atomic(a.junit, compare_junit_text(cmp));
     if (!a.summary_md.empty()) write_text_file_atomic(a.summary_md, compare_summary_md_text(cmp));
   } catch (const std::runtime_error& e) {

@@ -311,6 +311,25 @@ int run_sweep_command(SweepArgs a, const ConfigRewrite& rewrite, bool* reports_w
   return verdict_exit_code(rs.checks);
 }
 
+void add_target_options(CLI::App* cmd, std::string& target, int& device) {
+  cmd->add_option("--target", target,
+                  "auto: the GPU when there is one, else the CPU target; cuda; cpu")
+      ->check(CLI::IsMember({"auto", "cuda", "cpu"}))
+      ->capture_default_str();
+  cmd->add_option("--device", device, "CUDA device index")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+}
+
+void add_isolate_flags(CLI::App* cmd, int& isolate) {
+  cmd->add_flag_callback(
+      "--isolate", [&isolate] { isolate = 1; },
+      "Run each case in its own process (default on the cuda target)");
+  cmd->add_flag_callback(
+      "--no-isolate", [&isolate] { isolate = 0; },
+      "Run every case in this process (default on the cpu target)");
+}
+
 void add_sweep_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<SweepArgs>();
   args->out.clear();  // "out" unless --out or --resume say otherwise
@@ -337,13 +356,7 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
   cmd->add_option(
       "--set", args->set,
       "Override a config value: grid.T=[1024,2048], measure.max_samples=5 (repeatable)");
-  cmd->add_option("--target", args->target,
-                  "auto: the GPU when there is one, else the CPU target; cuda; cpu")
-      ->check(CLI::IsMember({"auto", "cuda", "cpu"}))
-      ->capture_default_str();
-  cmd->add_option("--device", args->device, "CUDA device index")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+  add_target_options(cmd, args->target, args->device);
   cmd->add_option("--devices", args->devices,
                   "Run on several GPUs at once, one worker process per device: all, or 0,1,...");
   cmd->add_option("--filter", args->filter, "Run only cases whose id matches this regex");
@@ -355,12 +368,7 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--overwrite", args->overwrite,
                 "Start a new sweep in an --out that holds an earlier one: its files move to "
                 "--out/previous-<time>/ first");
-  cmd->add_flag_callback(
-      "--isolate", [args] { args->isolate = 1; },
-      "Run each case in its own process (default on the cuda target)");
-  cmd->add_flag_callback(
-      "--no-isolate", [args] { args->isolate = 0; },
-      "Run every case in this process (default on the cpu target)");
+  add_isolate_flags(cmd, args->isolate);
   cmd->add_option("--case-timeout", args->case_timeout,
                   "Kill a case still running after this many seconds and record status timeout "
                   "(0: none; implies --isolate)")

@@ -30,19 +30,8 @@ void add_tune_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--filter", args->filter,
                   "Run only the tune cases whose id (fa2-dev/B1-H32-T2048-D128/fp16/causal/v3) "
                   "matches this regex");
-  cmd->add_option("--target", args->target,
-                  "auto: the GPU when there is one, else the CPU target; cuda; cpu")
-      ->check(CLI::IsMember({"auto", "cuda", "cpu"}))
-      ->capture_default_str();
-  cmd->add_option("--device", args->device, "CUDA device index")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  cmd->add_flag_callback(
-      "--isolate", [args] { args->isolate = 1; },
-      "Run each case in its own process (default on the cuda target)");
-  cmd->add_flag_callback(
-      "--no-isolate", [args] { args->isolate = 0; },
-      "Run every case in this process (default on the cpu target)");
+  add_target_options(cmd, args->target, args->device);
+  add_isolate_flags(cmd, args->isolate);
   cmd->add_option("--case-timeout", args->case_timeout,
                   "Kill a case still running after this many seconds (0: none; implies "
                   "--isolate)")

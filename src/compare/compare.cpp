@@ -135,13 +135,6 @@ std::vector<std::optional<std::size_t>> match_cases(const MatchGroup& g) {
   return partner;
 }
 
-double geomean(const std::vector<double>& v) {
-  if (v.empty()) return kNaN;
-  double sum = 0;
-  for (double x : v) sum += std::log(x);
-  return std::exp(sum / static_cast<double>(v.size()));
-}
-
 // One matched pair of cases: verdict and ratios.
 CaseComparison compare_case(const CaseResult& b, const CaseResult& n, const BackendPair* pair,
                             const Comparison& cmp) {
@@ -169,28 +162,8 @@ CaseComparison compare_case(const CaseResult& b, const CaseResult& n, const Back
   return cc;
 }
 
-void count_verdict(const CaseComparison& cc, VerdictCounts& counts) {
-  switch (cc.kind) {
-    case ChangeKind::same:
-      ++counts.same;
-      break;
-    case ChangeKind::faster:
-      ++counts.faster;
-      break;
-    case ChangeKind::slower:
-      ++counts.slower;
-      break;
-    case ChangeKind::ambiguous:
-      ++counts.ambiguous;
-      break;
-    case ChangeKind::status:
-      ++(cc.base.status == cc.next.status ? counts.not_ok_both : counts.status);
-      if (cc.base.status == cc.next.status &&
-          (cc.next.status == Status::error || cc.next.status == Status::timeout))
-        ++counts.failing_both;
-      break;
-  }
-  if (cc.regression) ++counts.regressions;
+void count_case(const CaseComparison& cc, VerdictCounts& counts) {
+  count_verdict(cc.kind, cc.base.status, cc.next.status, cc.regression, counts);
   if (cc.kind == ChangeKind::ambiguous && cc.regression) ++counts.unusable;
 }
 
@@ -202,8 +175,8 @@ GeomeanRow geomean_row(GeomeanRow row, const std::vector<const CaseComparison*>&
     if (finite_positive(cc->tflops_ratio)) tflops.push_back(cc->tflops_ratio);
   }
   row.n = static_cast<int>(time.size());
-  row.time_ratio = geomean(time);
-  row.tflops_ratio = geomean(tflops);
+  row.time_ratio = geometric_mean(time);
+  row.tflops_ratio = geometric_mean(tflops);
   return row;
 }
 
@@ -350,6 +323,36 @@ std::vector<std::string> new_run_failures(const ResultSet& next, const std::stri
 
 }  // namespace
 
+double geometric_mean(const std::vector<double>& v) {
+  if (v.empty()) return kNaN;
+  double sum = 0;
+  for (double x : v) sum += std::log(x);
+  return std::exp(sum / static_cast<double>(v.size()));
+}
+
+void count_verdict(ChangeKind kind, Status base, Status next, bool regression,
+                   VerdictCounts& counts) {
+  switch (kind) {
+    case ChangeKind::same:
+      ++counts.same;
+      break;
+    case ChangeKind::faster:
+      ++counts.faster;
+      break;
+    case ChangeKind::slower:
+      ++counts.slower;
+      break;
+    case ChangeKind::ambiguous:
+      ++counts.ambiguous;
+      break;
+    case ChangeKind::status:
+      ++(base == next ? counts.not_ok_both : counts.status);
+      if (base == next && (next == Status::error || next == Status::timeout)) ++counts.failing_both;
+      break;
+  }
+  if (regression) ++counts.regressions;
+}
+
 std::string_view to_string(ChangeKind k) {
   switch (k) {
     case ChangeKind::same:
@@ -490,7 +493,7 @@ Comparison compare_results(const ResultSet& base, const std::string& base_file,
       }
       new_used[*partner[i]] = true;
       CaseComparison cc = compare_case(*g.base[i], *g.next[*partner[i]], g.pair, cmp);
-      count_verdict(cc, cmp.counts);
+      count_case(cc, cmp.counts);
       cmp.cases.push_back(std::move(cc));
     }
     for (std::size_t i = 0; i < g.next.size(); ++i) {

@@ -155,6 +155,12 @@ struct ChangeVerdict {
 };
 ChangeVerdict judge_change(const CaseResult& base, const CaseResult& next, double threshold);
 
+// Adds one matched case's verdict to `counts` (results and transformer results alike).
+void count_verdict(ChangeKind kind, Status base, Status next, bool regression,
+                   VerdictCounts& counts);
+// The geometric mean of positive ratios; NaN for none.
+double geometric_mean(const std::vector<double>& v);
+
 // Dense peak TFLOP/s of a device block: its "peak_tflops" when present, else a small built-in
 // table by name (H200 and H100 SXM 989, A100 312, L4 121); nullopt when unknown.
 std::optional<double> device_peak_tflops(const nlohmann::json& device);

@@ -102,33 +102,6 @@ std::string counts_line(const Comparison& c) {
       c.counts.not_ok_both, failing, c.counts.regressions, c.only_base.size(), c.only_new.size());
 }
 
-// Columns on a terminal: UTF-8 continuation bytes take no column.
-std::size_t width(const std::string& s) {
-  return static_cast<std::size_t>(
-      std::count_if(s.begin(), s.end(), [](char ch) { return (ch & 0xC0) != 0x80; }));
-}
-
-std::string aligned(const std::vector<std::vector<std::string>>& rows,
-                    const std::vector<bool>& right) {
-  std::vector<std::size_t> w;
-  for (const auto& row : rows) {
-    if (w.size() < row.size()) w.resize(row.size(), 0);
-    for (std::size_t i = 0; i < row.size(); ++i) w[i] = std::max(w[i], width(row[i]));
-  }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      const std::string pad(w[i] - width(row[i]), ' ');
-      if (i > 0) line += "  ";
-      line += (i < right.size() && right[i]) ? pad + row[i] : row[i] + pad;
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
-}
-
 ordered_json num_json(double v) {
   return json_detail::number_json<ordered_json>(v);
 }
@@ -219,7 +192,7 @@ std::string backend_geomean_table(const Comparison& c) {
     g.push_back(
         {row.backend, std::to_string(row.n), times(row.time_ratio), times(row.tflops_ratio)});
   }
-  return aligned(g, {false, true, true, true});
+  return aligned_columns(g, {false, true, true, true});
 }
 
 // With --pair: per pair, one row per head dim D and one over all D.
@@ -231,7 +204,7 @@ std::string pair_geomean_table(const Comparison& c) {
     g.push_back({pair_label(row), dim_label(row), std::to_string(row.n), times(row.time_ratio),
                  times(row.tflops_ratio)});
   }
-  return aligned(g, {false, true, true, true, true});
+  return aligned_columns(g, {false, true, true, true, true});
 }
 
 std::string md_backend_cells(const Comparison& c, const CaseComparison& cc) {
@@ -377,7 +350,7 @@ std::string compare_table_text(const Comparison& c) {
   std::vector<bool> right(backend_header(c).size(), false);
   right.insert(right.end(),
                {false, true, true, true, true, true, true, true, true, true, true, false});
-  out += aligned(rows, right);
+  out += aligned_columns(rows, right);
 
   if (!c.geomean.empty()) {
     out += "\n";

@@ -19,13 +19,6 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-double geomean(const std::vector<double>& v) {
-  if (v.empty()) return kNaN;
-  double sum = 0;
-  for (double x : v) sum += std::log(x);
-  return std::exp(sum / static_cast<double>(v.size()));
-}
-
 // Verdict of one matched pair: statuses first, then the step time against the threshold.
 void judge(ModelCaseComparison& cc, double threshold) {
   const ModelCaseRecord& b = cc.base;
@@ -46,30 +39,6 @@ void judge(ModelCaseComparison& cc, double threshold) {
                                         : ChangeKind::slower;
   cc.regression = cc.kind == ChangeKind::slower;
   cc.verdict = std::string(to_string(cc.kind));
-}
-
-void count(const ModelCaseComparison& cc, VerdictCounts& counts) {
-  switch (cc.kind) {
-    case ChangeKind::same:
-      ++counts.same;
-      break;
-    case ChangeKind::faster:
-      ++counts.faster;
-      break;
-    case ChangeKind::slower:
-      ++counts.slower;
-      break;
-    case ChangeKind::ambiguous:
-      ++counts.ambiguous;
-      break;
-    case ChangeKind::status:
-      ++(cc.base.status == cc.next.status ? counts.not_ok_both : counts.status);
-      if (cc.base.status == cc.next.status &&
-          (cc.next.status == Status::error || cc.next.status == Status::timeout))
-        ++counts.failing_both;
-      break;
-  }
-  if (cc.regression) ++counts.regressions;
 }
 
 // The cases matched with each other: all by id, or one pair's backends by shape key.
@@ -180,7 +149,7 @@ ModelComparison compare_model_results(const ModelResultSet& base, const ModelRes
       cc.base = *b;
       cc.next = *it->second;
       judge(cc, options.threshold);
-      count(cc, c.counts);
+      count_verdict(cc.kind, cc.base.status, cc.next.status, cc.regression, c.counts);
       c.cases.push_back(std::move(cc));
     }
     for (const ModelCaseRecord* r : g.next)  // file order; a repeat was warned about above
@@ -202,8 +171,8 @@ ModelComparison compare_model_results(const ModelResultSet& base, const ModelRes
       step.push_back(cc.step_ratio);
       tokens.push_back(cc.tokens_ratio);
     }
-    c.geomean.push_back(
-        {b, n, static_cast<int>(step.size()), geomean(peak), geomean(step), geomean(tokens)});
+    c.geomean.push_back({b, n, static_cast<int>(step.size()), geometric_mean(peak),
+                         geometric_mean(step), geometric_mean(tokens)});
   }
   c.failures = failures_of(next, base, c);
   return c;

@@ -82,30 +82,6 @@ std::vector<std::string> header(const ModelComparison& c) {
   return h;
 }
 
-std::size_t width(const std::string& s) {
-  return static_cast<std::size_t>(
-      std::count_if(s.begin(), s.end(), [](char ch) { return (ch & 0xC0) != 0x80; }));
-}
-
-std::string aligned(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> w;
-  for (const auto& row : rows) {
-    if (w.size() < row.size()) w.resize(row.size(), 0);
-    for (std::size_t i = 0; i < row.size(); ++i) w[i] = std::max(w[i], width(row[i]));
-  }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      if (i > 0) line += "  ";
-      line += row[i] + std::string(w[i] - width(row[i]), ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
-}
-
 std::string geomean_label(const ModelGeomeanRow& g) {
   return g.backend == g.new_backend ? g.backend : g.new_backend + " vs " + g.backend;
 }
@@ -118,7 +94,7 @@ std::string model_compare_table_text(const ModelComparison& c) {
   out += threshold_note(c) + "\n\n";
   std::vector<std::vector<std::string>> rows{header(c)};
   for (const ModelCaseComparison& cc : c.cases) rows.push_back(row_cells(c, cc));
-  out += aligned(rows);
+  out += aligned_columns(rows);
   if (!c.geomean.empty()) {
     out += "\nGeometric mean over the cases ok in both:\n";
     std::vector<std::vector<std::string>> g{{"backend", "n", "peak ×", "step ×", "tokens/s ×"}};
@@ -126,7 +102,7 @@ std::string model_compare_table_text(const ModelComparison& c) {
       g.push_back({geomean_label(r), std::to_string(r.n), times(r.peak_ratio), times(r.step_ratio),
                    times(r.tokens_ratio)});
     }
-    out += aligned(g);
+    out += aligned_columns(g);
   }
   out += "\n" + counts_line(c) + "\n";
   for (const std::string& id : c.only_base) out += "only in BASE: " + id + "\n";

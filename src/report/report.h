@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/result.h"
 
@@ -18,6 +19,10 @@ void write_summary_md(const ResultSet& rs, const std::string& path,
 void write_junit(const ResultSet& rs, const std::string& path);
 // Escapes text for XML attributes and character data (control characters become "\xNN").
 std::string xml_escape(const std::string& s);
+// Rows as columns for a terminal, two spaces apart, trailing blanks trimmed; column i is
+// right-aligned where right[i] is true, else left-aligned. Widths count UTF-8 code points.
+std::string aligned_columns(const std::vector<std::vector<std::string>>& rows,
+                            const std::vector<bool>& right = {});
 // A markdown table cell: pipes escaped, line breaks flattened to spaces.
 std::string md_cell(const std::string& s);
 // A CSV field (RFC 4180): quoted when it holds a comma, quote or line break, quotes doubled.
