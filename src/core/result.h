@@ -17,10 +17,15 @@ std::optional<Status> parse_status(std::string_view);
 
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// Raw samples kept per case in results (the first ones, in the order taken): enough for a rank
+// test between two runs, bounded so a long case does not swell the file.
+inline constexpr int kMaxKeptSamples = 1000;
+
 struct TimeStats {
   double median = kNaN, mean = kNaN, min = kNaN, max = kNaN, p10 = kNaN, p90 = kNaN, stdev = kNaN;
   int n = 0;
-  double first_ms = kNaN;  // the very first launch (cold: module load, caches)
+  double first_ms = kNaN;       // the very first launch (cold: module load, caches)
+  std::vector<double> samples;  // the timed samples in the order taken, at most kMaxKeptSamples
 };
 
 struct MemoryStats {

@@ -73,6 +73,11 @@ J case_json(const CaseResult& r) {
                   {"p10", number_json<J>(t.p10)},       {"p90", number_json<J>(t.p90)},
                   {"stdev", number_json<J>(t.stdev)},   {"n", t.n},
                   {"first", number_json<J>(t.first_ms)}};
+  if (!t.samples.empty()) {
+    J kept = J::array();
+    for (double x : t.samples) kept.push_back(number_json<J>(x));
+    j["time_ms"]["samples"] = kept;
+  }
   j["flops"] = number_json<J>(r.flops);
   j["tflops"] = number_json<J>(r.tflops);
   j["gbps"] = number_json<J>(r.gbps);

@@ -126,6 +126,12 @@ class Reader {
   void opt_bool(const json& o, const std::string& where, const char* key, bool& out) const {
     if (const json* v = find(o, key)) out = to_bool(*v, where + "/" + key);
   }
+  // An optional array; nullptr when absent.
+  const json* opt_array(const json& o, const std::string& where, const char* key) const {
+    const json* v = find(o, key);
+    if (v && !v->is_array()) wrong_type(where + "/" + key, "an array", *v);
+    return v;
+  }
   // An optional sub-object; nullptr when absent.
   const json* opt_object(const json& o, const std::string& where, const char* key) const {
     const json* v = find(o, key);
@@ -217,6 +223,10 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
     rd.opt_double(*t, tp, "stdev", ts.stdev);
     rd.opt_int(*t, tp, "n", ts.n);
     rd.opt_double(*t, tp, "first", ts.first_ms);
+    if (const json* kept = rd.opt_array(*t, tp, "samples")) {
+      for (std::size_t i = 0; i < kept->size(); ++i)
+        ts.samples.push_back(rd.to_double((*kept)[i], fmt::format("{}/samples/{}", tp, i)));
+    }
   }
   // Kept as written (merge and compare pass it through); a reader needs no field of it.
   if (const json* g = rd.opt_object(j, at, "gpu_state")) r.gpu_state = *g;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -193,6 +194,8 @@ void sample_timings(const Case& c, const std::function<void()>& launch, Platform
   const double first = r.time.first_ms;
   r.time = summarize(samples);
   r.time.first_ms = first;
+  r.time.samples.assign(samples.begin(),
+                        samples.begin() + std::min<std::size_t>(samples.size(), kMaxKeptSamples));
 }
 
 }  // namespace
