@@ -53,11 +53,10 @@ double median_ms(const std::function<void()>& body) {
 
 TEST(Fa2BwdBench, DISABLED_Table) {
   FA2B_REQUIRE_GPU();
-  const std::vector<BenchShape> shapes = {{8, 32, 2048, 64, true},   {8, 16, 2048, 128, true},
-                                          {2, 32, 8192, 64, true},   {2, 16, 8192, 128, true},
-                                          {2, 16, 8192, 128, false}, {2, 8, 8192, 256, true},
-                                          {1, 16, 16384, 128, true}, {2, 32, 8192, 64, false},
-                                          {2, 8, 8192, 256, false}};
+  const std::vector<BenchShape> shapes = {
+      {8, 32, 2048, 64, true},   {8, 16, 2048, 128, true},  {2, 32, 8192, 64, true},
+      {2, 16, 8192, 128, true},  {2, 16, 8192, 128, false}, {2, 8, 8192, 256, true},
+      {1, 16, 16384, 128, true}, {2, 32, 8192, 64, false},  {2, 8, 8192, 256, false}};
   std::vector<BenchShape> chosen;
   if (const char* one = std::getenv("FA2BENCH_BENCH_SHAPE")) {
     BenchShape s{};
