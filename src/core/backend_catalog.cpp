@@ -102,6 +102,13 @@ std::deque<BackendEntry> built_in_entries() {
                     "`kernels/fa2/inst/fa2_fwd_dev_variants.cu`, which need a build with "
                     "-DFA2BENCH_DEV_KERNELS=ON; what `fa2bench tune` runs"));
   e.back().variants = true;
+  e.push_back(entry("fa3", D::cuda, "cpu-flash", S::streams, fa2_backward_workspace,
+                    "fp32 dQ accumulator and row sums, 4*B*H*T_q*(D+1)", all_modes(),
+                    "our Hopper attention (sm_90 GPUs only): the FlashAttention-2 algorithm on "
+                    "warpgroup MMA (`wgmma`, sm_90a), one warpgroup per 64 query (forward) or "
+                    "key (backward) rows, tiles in the 128-byte swizzled layout wgmma reads, P "
+                    "and dS fed to the next GEMM from registers; fp16/bf16, D = 64, 128, 256 "
+                    "forward, 64 and 128 backward"));
   return e;
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The fa2 instantiation units match the one head-dim list (kernels/fa2/fa2_head_dims.h), and
-# the generator's --check catches a list that changed without regenerating.
+# The fa2 and fa3 instantiation units match their one head-dim lists (kernels/fa2/
+# fa2_head_dims.h, kernels/fa3/fa3_traits.h) and the generated wgmma wrappers match their
+# generator; each generator's --check catches a list that changed without regenerating.
 #   instantiation_units.sh FA2BENCH_BINARY SOURCE_DIR
 set -euo pipefail
 src=$2
@@ -17,4 +18,19 @@ grep -q "fa2_fwd_bf16_d16.cu" <<<"$out" || { echo "FAIL: missing unit not named:
 python3 "$tmp/fa2/inst/gen_units.py"
 [ -f "$tmp/fa2/inst/fa2_bwd_fp16_d16.cu" ] || { echo "FAIL: unit not generated" >&2; exit 1; }
 python3 "$tmp/fa2/inst/gen_units.py" --check
+python3 "$src/kernels/fa3/inst/gen_units.py" --check
+python3 "$src/kernels/hopper/gen_wgmma_ops.py" --check
+cp -r "$src/kernels/fa3" "$tmp/fa3"
+sed -i 's/HeadDimList<64, /HeadDimList<32, 64, /' "$tmp/fa3/fa3_traits.h"
+if out=$(python3 "$tmp/fa3/inst/gen_units.py" --check 2>&1); then
+  echo "FAIL: fa3 --check passed with a head dim added to the list" >&2
+  exit 1
+fi
+grep -q "fa3_fwd_bf16_d32.cu" <<<"$out" || { echo "FAIL: missing fa3 unit not named: $out" >&2; exit 1; }
+cp -r "$src/kernels/hopper" "$tmp/hopper"
+sed -i 's/^WIDTHS = \[32, /WIDTHS = [16, 32, /' "$tmp/hopper/gen_wgmma_ops.py"
+if python3 "$tmp/hopper/gen_wgmma_ops.py" --check 2>/dev/null; then
+  echo "FAIL: wgmma --check passed with a width added" >&2
+  exit 1
+fi
 echo "instantiation units: ok"

@@ -1,0 +1,57 @@
+// Host side of the fa3 backward: support rules and the (dtype, head dim) dispatch; the kernels
+// are in the sm_90a units under inst/ (FA2BENCH_HAVE_FA3).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <string>
+
+#include "common/layout_support.h"
+#include "fa2/static_switch.h"
+#include "fa3/fa3_bwd.h"
+#include "fa3/fa3_bwd_launch.h"
+#include "fa3/fa3_bwd_traits.h"
+#include "fa3/fa3_fwd.h"
+
+namespace fa2b {
+
+bool fa3_bwd_supported(const AttnParams& p, std::string* why) {
+  // The forward's rules (dtype, layout, the build) hold too: the backward reads its LSE.
+  if (!fa3_fwd_supported(p, why)) return false;
+  if (!fa3_bwd_head_dim_supported(p.D)) {
+    return support_fail(why, "head dim " + std::to_string(p.D) +
+                                 " is not supported by the fa3 backward (supported: 64, 128)");
+  }
+  if (p.H_kv > 65535 || p.B > 65535) {
+    return support_fail(why, "fa3 backward needs B and H_kv <= 65535 (grid y and z)");
+  }
+  return true;
+}
+
+std::size_t fa3_bwd_workspace_bytes(const AttnParams& p) {
+  return 4ull * static_cast<std::size_t>(p.B) * static_cast<std::size_t>(p.H) *
+         static_cast<std::size_t>(p.T_q) * (static_cast<std::size_t>(p.D) + 1);
+}
+
+cudaError_t fa3_bwd(const AttnBwdParams& p, void* workspace, cudaStream_t stream) {
+  std::string why;
+  if (!fa3_bwd_supported(p.fwd, &why)) return cudaErrorInvalidValue;
+  if (!aligned16(p.d_o) || !aligned16(p.d_q) || !aligned16(p.d_k) || !aligned16(p.d_v) ||
+      !aligned16(workspace) || p.fwd.lse == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+#if defined(FA2BENCH_HAVE_FA3)
+  float* dq_accum = static_cast<float*>(workspace);
+  float* d_sum = dq_accum + static_cast<std::size_t>(p.fwd.B) * p.fwd.H * p.fwd.T_q * p.fwd.D;
+  return FA2_FP16_SWITCH(p.fwd.dtype == KernelDType::bf16, T, [&] {
+    return dispatch_head_dim(Fa3BwdHeadDims{}, p.fwd.D, [&](auto kD) {
+      return run_fa3_bwd<T, decltype(kD)::value>(p, dq_accum, d_sum, stream);
+    });
+  });
+#else
+  (void)stream;
+  return cudaErrorInvalidValue;
+#endif
+}
+
+}  // namespace fa2b

@@ -1,0 +1,71 @@
+// Host side of the fa3 forward: the support rules and the (dtype, head dim) dispatch. The
+// kernels themselves are in the sm_90a units under inst/, built only when the architecture
+// list has 90 (FA2BENCH_HAVE_FA3).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <string>
+
+#include "common/layout_support.h"
+#include "fa2/static_switch.h"
+#include "fa3/fa3_fwd.h"
+#include "fa3/fa3_fwd_launch.h"
+#include "fa3/fa3_traits.h"
+
+namespace fa2b {
+
+bool fa3_built() {
+#if defined(FA2BENCH_HAVE_FA3)
+  return true;
+#else
+  return false;
+#endif
+}
+
+namespace {
+
+std::string fa3_head_dims_text() {
+  std::string text;
+  for (int v : Fa3HeadDims::kValues) text += (text.empty() ? "" : ", ") + std::to_string(v);
+  return text;
+}
+
+}  // namespace
+
+bool fa3_fwd_supported(const AttnParams& p, std::string* why) {
+  if (!fa3_built()) {
+    return support_fail(why,
+                        "fa3 is not in this build (its sm_90a kernels need 90 in the CUDA "
+                        "architecture list)");
+  }
+  if (p.dtype != KernelDType::fp16 && p.dtype != KernelDType::bf16) {
+    return support_fail(why, "fa3 supports fp16 and bf16 only");
+  }
+  if (!fa3_head_dim_supported(p.D)) {
+    return support_fail(why, "head dim " + std::to_string(p.D) +
+                                 " is not supported by fa3 (supported: " + fa3_head_dims_text() +
+                                 ")");
+  }
+  if (!layout_supported(p, "fa3", why)) return false;
+  const std::int64_t ctas = static_cast<std::int64_t>(p.B) * p.H * ((p.T_q + 127) / 128);
+  if (ctas > 0x7fffffffLL) return support_fail(why, "fa3 grid too large (B * H * T_q / 128)");
+  return true;
+}
+
+cudaError_t fa3_fwd(const AttnParams& p, cudaStream_t stream) {
+  std::string why;
+  if (!fa3_fwd_supported(p, &why)) return cudaErrorInvalidValue;
+#if defined(FA2BENCH_HAVE_FA3)
+  return FA2_FP16_SWITCH(p.dtype == KernelDType::bf16, T, [&] {
+    return dispatch_head_dim(Fa3HeadDims{}, p.D, [&](auto kD) {
+      return run_fa3_fwd<T, decltype(kD)::value>(p, stream);
+    });
+  });
+#else
+  (void)stream;
+  return cudaErrorInvalidValue;
+#endif
+}
+
+}  // namespace fa2b

@@ -1,0 +1,61 @@
+// fa3: our Hopper-native attention (wgmma, sm_90a): forward and backward.
+#include <fmt/format.h>
+
+#include <string>
+
+#include "backends/cuda/cuda_backends.h"
+#include "fa3/fa3_bwd.h"
+#include "fa3/fa3_fwd.h"
+#include "runtime/cuda/cuda_check.h"
+
+namespace fa2b {
+namespace {
+
+class Fa3CudaBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "fa3"; }
+  bool on_device() const override { return true; }
+
+  Support supports(const Case& c, const TargetInfo& t) const override {
+    Support s = our_kernel_support(c, t, name(),
+                                   runs_backward(c.mode) ? fa3_bwd_supported : fa3_fwd_supported);
+    if (!s.ok) return s;
+    // sm_90a code runs on compute capability 9.0 only (not on later architectures).
+    if (t.cc_major != 9 || t.cc_minor != 0) {
+      return Support::no(
+          fmt::format("fa3 runs on sm_90 GPUs (H100, H200) only: this device is sm_{}{}",
+                      t.cc_major, t.cc_minor));
+    }
+    return catalog_mode_support(c, name());
+  }
+
+  // The forward keeps only O and LSE; the backward's fp32 dQ accumulator and row sums are its
+  // whole workspace, tracked like every buffer.
+  void prepare(const Case& c, const AttnParams& p, MemoryTracker& tracker) override {
+    if (runs_backward(c.mode)) {
+      workspace_ =
+          TrackedBuffer(tracker, fa3_bwd_workspace_bytes(p), "fa3 backward dQ accumulator");
+    }
+  }
+
+  void run(const AttnParams& p, void* stream) override {
+    FA2B_CUDA_CHECK(fa3_fwd(p, static_cast<cudaStream_t>(stream)));
+  }
+
+  void run_backward(const AttnBwdParams& p, void* stream) override {
+    FA2B_CUDA_CHECK(fa3_bwd(p, workspace_.get(), static_cast<cudaStream_t>(stream)));
+  }
+
+  void release() override { workspace_.reset(); }
+
+ private:
+  TrackedBuffer workspace_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_fa3_cuda_backend() {
+  return std::make_unique<Fa3CudaBackend>();
+}
+
+}  // namespace fa2b

@@ -1,0 +1,168 @@
+// The float64 check of a forward kernel, shared by the fa2 and fa3 kernel tests: fresh random
+// inputs, O and LSE poisoned with NaN bytes first, sampled rows against the float64 reference.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/attn_params.h"
+#include "common/device_utils.h"
+#include "common/numeric.h"
+#include "core/case.h"
+#include "verify/reference.h"
+
+namespace fa2b {
+namespace fwd_check {
+
+struct DevBuf {
+  void* ptr = nullptr;
+  explicit DevBuf(std::size_t bytes) {
+    if (cudaMalloc(&ptr, std::max<std::size_t>(bytes, 16)) != cudaSuccess) ptr = nullptr;
+  }
+  ~DevBuf() { cudaFree(ptr); }
+  DevBuf(const DevBuf&) = delete;
+  DevBuf& operator=(const DevBuf&) = delete;
+};
+
+struct Shape {
+  DType dtype = DType::bf16;
+  int D = 64;
+  bool causal = false;
+  std::int64_t B = 1, H = 2, H_kv = 2, T_q = 1, T_k = 1;
+  Layout layout = Layout::bhsd;
+};
+
+inline std::string describe(const Shape& s) {
+  return std::string(to_string(s.dtype)) + " D=" + std::to_string(s.D) +
+         (s.causal ? " causal" : "") + " B=" + std::to_string(s.B) + " H=" + std::to_string(s.H) +
+         "/" + std::to_string(s.H_kv) + " Tq=" + std::to_string(s.T_q) +
+         " Tk=" + std::to_string(s.T_k) + " " + std::string(to_string(s.layout));
+}
+
+// bf16 keeps 8 mantissa bits, fp16 11; outputs are convex combinations of N(0,1) values, so
+// |O| < 3.5 and one storage rounding alone is up to ~0.008 (bf16) / ~0.001 (fp16). A wrong
+// mask, tail or rescale moves outputs by O(0.1) or more.
+inline double max_abs_tol(DType d) {
+  return d == DType::bf16 ? 3e-2 : 4e-3;
+}
+inline double rel_l2_tol(DType d) {
+  return d == DType::bf16 ? 1e-2 : 2e-3;
+}
+
+// The forward entry points of one kernel family.
+struct FwdKernel {
+  bool (*supported)(const AttnParams&, std::string*);
+  cudaError_t (*run)(const AttnParams&, cudaStream_t);
+};
+
+inline void run_and_check(const FwdKernel& kernel, const Shape& s) {
+  SCOPED_TRACE(describe(s));
+  Case c;
+  c.B = s.B;
+  c.H = s.H;
+  c.H_kv = s.H_kv;
+  c.T_q = s.T_q;
+  c.T_k = s.T_k;
+  c.D = s.D;
+  c.dtype = s.dtype;
+  c.causal = s.causal;
+  c.layout = s.layout;
+  c.measure.seed = 1234 + static_cast<std::uint64_t>(s.D * 7 + s.T_q * 13 + s.T_k);
+  const KernelDType kdt = s.dtype == DType::bf16 ? KernelDType::bf16 : KernelDType::fp16;
+
+  const Strides sq = tensor_strides(s.layout, s.H, s.T_q, s.D);
+  const Strides skv = tensor_strides(s.layout, s.H_kv, s.T_k, s.D);
+  const std::int64_t q_elems = s.B * s.H * s.T_q * s.D;
+  const std::int64_t kv_elems = s.B * s.H_kv * s.T_k * s.D;
+  DevBuf q(q_elems * 2), k(kv_elems * 2), v(kv_elems * 2), o(q_elems * 2),
+      lse(s.B * s.H * s.T_q * sizeof(float));
+  ASSERT_TRUE(q.ptr && k.ptr && v.ptr && o.ptr && lse.ptr) << "cudaMalloc failed";
+
+  const std::uint64_t seed = c.measure.seed;
+  const auto dist = KernelInputDist::normal;
+  ASSERT_EQ(fill_inputs(q.ptr, kdt, s.B, s.H, s.T_q, s.D, sq.b, sq.h, sq.t, seed, InputTensor::q,
+                        dist, nullptr),
+            cudaSuccess);
+  ASSERT_EQ(fill_inputs(k.ptr, kdt, s.B, s.H_kv, s.T_k, s.D, skv.b, skv.h, skv.t, seed,
+                        InputTensor::k, dist, nullptr),
+            cudaSuccess);
+  ASSERT_EQ(fill_inputs(v.ptr, kdt, s.B, s.H_kv, s.T_k, s.D, skv.b, skv.h, skv.t, seed,
+                        InputTensor::v, dist, nullptr),
+            cudaSuccess);
+  ASSERT_EQ(cudaMemset(o.ptr, 0xFF, q_elems * 2), cudaSuccess);
+  ASSERT_EQ(cudaMemset(lse.ptr, 0xFF, s.B * s.H * s.T_q * sizeof(float)), cudaSuccess);
+
+  AttnParams p;
+  p.q = q.ptr;
+  p.k = k.ptr;
+  p.v = v.ptr;
+  p.o = o.ptr;
+  p.lse = static_cast<float*>(lse.ptr);
+  p.q_batch_stride = sq.b, p.q_head_stride = sq.h, p.q_row_stride = sq.t;
+  p.k_batch_stride = skv.b, p.k_head_stride = skv.h, p.k_row_stride = skv.t;
+  p.v_batch_stride = skv.b, p.v_head_stride = skv.h, p.v_row_stride = skv.t;
+  p.o_batch_stride = sq.b, p.o_head_stride = sq.h, p.o_row_stride = sq.t;
+  p.B = static_cast<int>(s.B), p.H = static_cast<int>(s.H), p.H_kv = static_cast<int>(s.H_kv);
+  p.T_q = static_cast<int>(s.T_q), p.T_k = static_cast<int>(s.T_k), p.D = s.D;
+  p.scale = 1.0f / std::sqrt(static_cast<float>(s.D));
+  p.causal = s.causal;
+  p.dtype = kdt;
+  std::string why;
+  ASSERT_TRUE(kernel.supported(p, &why)) << why;
+  ASSERT_EQ(kernel.run(p, nullptr), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+
+  std::int64_t nonfinite = -1;
+  ASSERT_EQ(count_nonfinite(o.ptr, kdt, q_elems, &nonfinite, nullptr), cudaSuccess);
+  EXPECT_EQ(nonfinite, 0) << "O has unwritten or non-finite elements";
+
+  // Keep the float64 reference to a few tens of millions of multiply-adds per case.
+  const std::int64_t budget = 24'000'000 / (s.T_k * s.D * 2);
+  const int max_rows = static_cast<int>(std::clamp<std::int64_t>(budget, 16, 256));
+  const std::vector<RowRef> rows = sample_rows(c, max_rows, seed);
+  std::vector<std::uint16_t> raw(static_cast<std::size_t>(s.D));
+  std::vector<float> got(rows.size() * s.D);
+  std::vector<float> got_lse(rows.size());
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const RowRef& row = rows[r];
+    const std::int64_t off = row.b * sq.b + row.h * sq.h + row.i * sq.t;
+    ASSERT_EQ(cudaMemcpy(raw.data(), static_cast<const std::uint16_t*>(o.ptr) + off, s.D * 2,
+                         cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    for (int d = 0; d < s.D; ++d) {
+      got[r * s.D + d] = s.dtype == DType::bf16 ? bf16_to_float(raw[d]) : fp16_to_float(raw[d]);
+    }
+    const std::int64_t loff = (row.b * s.H + row.h) * s.T_q + row.i;
+    ASSERT_EQ(cudaMemcpy(&got_lse[r], static_cast<const float*>(lse.ptr) + loff, sizeof(float),
+                         cudaMemcpyDeviceToHost),
+              cudaSuccess);
+  }
+  std::vector<double> ref, ref_lse;
+  reference_rows(c, rows, ref, ref_lse);
+  const Accuracy acc = compare_rows(c, rows, ref, got);
+  EXPECT_EQ(acc.nonfinite, 0);
+  EXPECT_LE(acc.max_abs_err, max_abs_tol(s.dtype));
+  EXPECT_LE(acc.rel_l2_err, rel_l2_tol(s.dtype));
+  int lse_bad = 0;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const double want = ref_lse[r];
+    const double have = got_lse[r];
+    const bool ok = std::isinf(want)
+                        ? (std::isinf(have) && have < 0)
+                        : std::abs(have - want) <= 1e-3 * std::max(1.0, std::abs(want));
+    if (!ok && lse_bad++ < 5) {
+      ADD_FAILURE() << "LSE row (" << rows[r].b << "," << rows[r].h << "," << rows[r].i << "): got "
+                    << have << " want " << want;
+    }
+  }
+  EXPECT_EQ(lse_bad, 0);
+}
+
+}  // namespace fwd_check
+}  // namespace fa2b

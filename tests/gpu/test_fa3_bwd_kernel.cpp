@@ -1,0 +1,114 @@
+// fa3 (Hopper, wgmma) backward kernel against the float64 reference (bwd_reference.h), on the
+// shapes of the fa2 backward test: every (dtype, D) at T = 1, 17, 1000 causal and not; T =
+// 4097; T_q != T_k both ways; bshd; grouped-query heads. O and LSE come from the fa3 forward;
+// dQ, dK, dV and the workspace are poisoned with NaN bytes first. Skips without an sm_90 GPU
+// or without the sm_90a kernels in the build.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "bwd_reference.h"
+#include "fa3/fa3_bwd.h"
+#include "fa3/fa3_bwd_traits.h"
+#include "fa3/fa3_fwd.h"
+#include "sm90_available.h"
+
+namespace fa2b {
+namespace {
+
+using bwd_test::DtypeDim;
+using bwd_test::Shape;
+
+void run_and_check(const Shape& s) {
+  SCOPED_TRACE(bwd_test::describe(s));
+  bwd_test::Problem pr;
+  bwd_test::make_problem(s, pr);
+  if (::testing::Test::HasFatalFailure()) return;
+  const AttnParams& f = pr.p.fwd;
+  std::string why;
+  ASSERT_TRUE(fa3_bwd_supported(f, &why)) << why;
+  bwd_test::DevBuf ws(fa3_bwd_workspace_bytes(f));
+  ASSERT_NE(ws.ptr, nullptr);
+  ASSERT_EQ(cudaMemset(ws.ptr, 0xFF, fa3_bwd_workspace_bytes(f)), cudaSuccess);
+  ASSERT_EQ(fa3_fwd(f, nullptr), cudaSuccess);
+  ASSERT_EQ(fa3_bwd(pr.p, ws.ptr, nullptr), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  bwd_test::check_grads(pr);
+}
+
+std::vector<DtypeDim> fa3_bwd_dtype_dims() {
+  std::vector<DtypeDim> out;
+  for (DType dt : {DType::fp16, DType::bf16}) {
+    for (int D : Fa3BwdHeadDims::kValues) out.push_back({dt, D});
+  }
+  return out;
+}
+
+class Fa3BwdSweep : public ::testing::TestWithParam<DtypeDim> {
+ protected:
+  void SetUp() override { FA3_REQUIRE_SM90(); }
+};
+
+TEST_P(Fa3BwdSweep, OddLengthsBothMasks) {
+  bwd_test::odd_length_sweep(GetParam().dtype, GetParam().D, run_and_check);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllDims, Fa3BwdSweep, ::testing::ValuesIn(fa3_bwd_dtype_dims()),
+                         bwd_test::sweep_name);
+
+class Fa3Bwd : public ::testing::Test {
+ protected:
+  void SetUp() override { FA3_REQUIRE_SM90(); }
+};
+
+TEST_F(Fa3Bwd, LongSequence) {
+  if (4097 > bwd_test::max_test_length()) GTEST_SKIP() << "FA2BENCH_TEST_MAX_T";
+  for (int D : Fa3BwdHeadDims::kValues) {
+    for (bool causal : {false, true}) {
+      Shape s;
+      s.dtype = DType::bf16, s.D = D, s.causal = causal, s.H = s.H_kv = 1;
+      s.T_q = s.T_k = 4097;
+      run_and_check(s);
+    }
+  }
+}
+
+TEST_F(Fa3Bwd, BshdLayout) {
+  for (const Shape& s : bwd_test::bshd_shapes()) {
+    if (fa3_bwd_head_dim_supported(s.D)) run_and_check(s);
+  }
+}
+
+TEST_F(Fa3Bwd, GroupedQueryHeads) {
+  for (const Shape& s : bwd_test::gqa_shapes()) {
+    if (fa3_bwd_head_dim_supported(s.D)) run_and_check(s);
+  }
+}
+
+// Host code: runs without a GPU.
+TEST(Fa3BwdSupport, Rules) {
+  AttnParams p;
+  p.B = p.H = p.H_kv = p.T_q = p.T_k = 1;
+  p.D = 128;
+  p.dtype = KernelDType::bf16;
+  std::string why;
+  if (!fa3_built()) {
+    EXPECT_FALSE(fa3_bwd_supported(p, &why));
+    return;
+  }
+  EXPECT_TRUE(fa3_bwd_supported(p, &why)) << why;
+  p.D = 256;
+  EXPECT_FALSE(fa3_bwd_supported(p, &why));
+  EXPECT_NE(why.find("fa3 backward (supported: 64, 128)"), std::string::npos) << why;
+  p.D = 128;
+  p.H = p.H_kv = 70000;
+  EXPECT_FALSE(fa3_bwd_supported(p, &why));
+  EXPECT_NE(why.find("H_kv"), std::string::npos) << why;
+  p.B = 3, p.H = 4, p.H_kv = 2, p.T_q = 5, p.D = 64;
+  EXPECT_EQ(fa3_bwd_workspace_bytes(p), 4u * 3 * 4 * 5 * 65);
+}
+
+}  // namespace
+}  // namespace fa2b
