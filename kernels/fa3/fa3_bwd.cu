@@ -16,6 +16,10 @@
 namespace fa2b {
 
 bool fa3_bwd_supported(const AttnParams& p, std::string* why) {
+#if !defined(FA2BENCH_HAVE_FA3)
+  // Decided here too, not only by fa3_built(), so this file cannot disagree with the build.
+  return support_fail(why, "fa3 is not in this build (no sm_90a kernels)");
+#endif
   // The forward's rules (dtype, layout, the build) hold too: the backward reads its LSE.
   if (!fa3_fwd_supported(p, why)) return false;
   if (!fa3_bwd_head_dim_supported(p.D)) {

@@ -1,11 +1,12 @@
-// Hopper attention forward, version 1: the FlashAttention-2 algorithm on warpgroup MMA.
+// Hopper attention forward, version 2: the FlashAttention-2 algorithm on warpgroup MMA.
 //
 // One CTA per (query tile, batch, head), one warpgroup per 64 query rows. Q is staged once; K
 // and V tiles stream through two shared-memory stages by cp.async (the next tile loads while
 // this one computes). S = Q·Kᵀ is one wgmma batch with both operands in shared memory; the
 // online softmax runs on its accumulators in registers; O += P·V takes P straight from those
-// registers as the A operand (V is read MN-major, no transpose pass). Each batch is waited for
-// before its result is used: no producer warps, no overlap of softmax with the GEMMs yet.
+// registers as the A operand (V is read MN-major, no transpose pass). The P·V of a tile is
+// issued right behind the next tile's Q·Kᵀ, so that tile's softmax overlaps it (V is loaded a
+// tile behind K for that); no producer warps yet.
 // Key tiles are walked from the last to the first so the masked tiles (T_k tail, causal
 // diagonal) come first.
 #pragma once
@@ -83,37 +84,49 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) fa3_fwd_kernel(const Attn
   const int col_lane = 2 * (lane & 3);
 
   if (n_blocks > 0) {
-    int n = n_blocks - 1;
+    const int last = n_blocks - 1;
     sm90::load_sw128_tile<kBM, kD, kThreads>(s_q, q, p.q_row_stride, m0, p.T_q, tid);
-    sm90::load_sw128_tile<kBN, kD, kThreads>(s_k + (n & 1) * kKVBytes, k, p.k_row_stride, n * kBN,
-                                             p.T_k, tid);
-    sm90::load_sw128_tile<kBN, kD, kThreads>(s_v + (n & 1) * kKVBytes, v, p.v_row_stride, n * kBN,
-                                             p.T_k, tid);
+    sm90::load_sw128_tile<kBN, kD, kThreads>(s_k + (last & 1) * kKVBytes, k, p.k_row_stride,
+                                             last * kBN, p.T_k, tid);
     cp_async_commit();
 
-    for (; n >= 0; --n) {
-      const std::uint32_t stage = (n & 1) * kKVBytes;
+    // P of the tile before (n + 1) as A fragments, live while its P·V runs.
+    std::uint32_t pa[kBN / 16][4];
+    for (int n = last; n >= 0; --n) {
       cp_async_wait<0>();
       sm90::fence_smem_for_async_proxy();
-      __syncthreads();  // tile n landed; every warpgroup is done with tile n+1's stage
+      // K_n and V_{n+1} landed; every warpgroup is done with K_{n+1} and V_{n+2}.
+      __syncthreads();
       if (n > 0) {
-        const std::uint32_t next = kKVBytes - stage;
-        sm90::load_sw128_tile<kBN, kD, kThreads>(s_k + next, k, p.k_row_stride, (n - 1) * kBN,
-                                                 p.T_k, tid);
-        sm90::load_sw128_tile<kBN, kD, kThreads>(s_v + next, v, p.v_row_stride, (n - 1) * kBN,
-                                                 p.T_k, tid);
-        cp_async_commit();
+        sm90::load_sw128_tile<kBN, kD, kThreads>(s_k + ((n - 1) & 1) * kKVBytes, k, p.k_row_stride,
+                                                 (n - 1) * kBN, p.T_k, tid);
       }
+      sm90::load_sw128_tile<kBN, kD, kThreads>(s_v + (n & 1) * kKVBytes, v, p.v_row_stride, n * kBN,
+                                               p.T_k, tid);
+      cp_async_commit();
 
+      // S_n = Q·K_nᵀ, then O += P_{n+1}·V_{n+1} behind it: the softmax of S_n below runs while
+      // the tensor cores work on P·V.
       float s[kSAcc];
       sm90::wgmma_fence();
 #pragma unroll
       for (int ks = 0; ks < kD / 16; ++ks) {
         sm90::wgmma_ss<T, kBN, 0, 0>(s, sm90::kmajor_desc<kBM>(s_q, wg * 64, ks),
-                                     sm90::kmajor_desc<kBN>(s_k + stage, 0, ks), ks > 0 ? 1 : 0);
+                                     sm90::kmajor_desc<kBN>(s_k + (n & 1) * kKVBytes, 0, ks),
+                                     ks > 0 ? 1 : 0);
       }
       sm90::wgmma_commit();
-      sm90::wgmma_wait<0>();
+      if (n < last) {
+#pragma unroll
+        for (int kk = 0; kk < kBN / 16; ++kk) {
+          sm90::wgmma_rs<T, kD, 1>(acc_o, pa[kk],
+                                   sm90::mnmajor_desc<kBN>(s_v + ((n + 1) & 1) * kKVBytes, kk), 1);
+        }
+        sm90::wgmma_commit();
+        sm90::wgmma_wait<1>();
+      } else {
+        sm90::wgmma_wait<0>();
+      }
       sm90::fence_operands(s);
 
       // Only the T_k tail tile and tiles crossing the causal diagonal pay for the mask.
@@ -129,22 +142,30 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) fa3_fwd_kernel(const Attn
           if (dc >= tk_limit || (kCausal && dc > diag_limit + dr)) s[i] = -INFINITY;
         }
       }
+      float corr[2];
+      online_softmax(s, st, scale_log2, corr);
 
-      online_softmax(s, acc_o, st, scale_log2);
-
-      std::uint32_t pa[kBN / 16][4];
-#pragma unroll
-      for (int kk = 0; kk < kBN / 16; ++kk) pack_a_fragment<T>(s, kk, pa[kk]);
-      sm90::wgmma_fence();
-#pragma unroll
-      for (int kk = 0; kk < kBN / 16; ++kk) {
-        sm90::wgmma_rs<T, kD, 1>(acc_o, pa[kk], sm90::mnmajor_desc<kBN>(s_v + stage, kk), 1);
-      }
-      sm90::wgmma_commit();
       sm90::wgmma_wait<0>();
       sm90::fence_operands(acc_o);
       sm90::fence_operands(pa);
+      rescale_rows(acc_o, corr);
+#pragma unroll
+      for (int kk = 0; kk < kBN / 16; ++kk) pack_a_fragment<T>(s, kk, pa[kk]);
     }
+
+    // The last P·V: V_0 was loaded by every thread in the last iteration.
+    cp_async_wait<0>();
+    sm90::fence_smem_for_async_proxy();
+    __syncthreads();
+    sm90::wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < kBN / 16; ++kk) {
+      sm90::wgmma_rs<T, kD, 1>(acc_o, pa[kk], sm90::mnmajor_desc<kBN>(s_v, kk), 1);
+    }
+    sm90::wgmma_commit();
+    sm90::wgmma_wait<0>();
+    sm90::fence_operands(acc_o);
+    sm90::fence_operands(pa);
   }
 
   // Epilogue: normalise, write O (two elements per store) and the logsumexp.

@@ -17,11 +17,13 @@ struct RowState {
   float sum[2] = {0.f, 0.f};              // this thread's partial sums (quad-reduced at the end)
 };
 
-// Folds a new score tile s (kS accumulators) into the running state: new row maxima, the
-// rescale of the output accumulators o (kO), and s overwritten with exp2(scaled s - max).
-template <int kS, int kO>
-__device__ __forceinline__ void online_softmax(float (&s)[kS], float (&o)[kO], RowState& st,
-                                               float scale_log2) {
+// Folds a new score tile s (kS accumulators) into the running state: new row maxima, s
+// overwritten with exp2(scaled s - max), the sums rescaled and extended. The output
+// accumulators are not touched (a P·V wgmma may still be writing them): corr[r] is the factor
+// they need once it is done (rescale_rows).
+template <int kS>
+__device__ __forceinline__ void online_softmax(float (&s)[kS], RowState& st, float scale_log2,
+                                               float (&corr)[2]) {
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     float mx = st.max[r];
@@ -32,14 +34,8 @@ __device__ __forceinline__ void online_softmax(float (&s)[kS], float (&o)[kO], R
     // A row that has seen only masked keys keeps max -inf; subtracting 0 then keeps its
     // probabilities exactly 0 (not NaN) and its rescale factor multiplies zeros.
     const float m_scaled = mx == -INFINITY ? 0.f : mx * scale_log2;
-    const float corr = fa2::fast_exp2(st.max[r] * scale_log2 - m_scaled);
+    corr[r] = fa2::fast_exp2(st.max[r] * scale_log2 - m_scaled);
     st.max[r] = mx;
-    st.sum[r] *= corr;
-#pragma unroll
-    for (int j = 0; j < kO / 4; ++j) {
-      o[4 * j + 2 * r] *= corr;
-      o[4 * j + 2 * r + 1] *= corr;
-    }
     float sum = 0.f;
 #pragma unroll
     for (int j = 0; j < kS / 4; ++j) {
@@ -50,7 +46,17 @@ __device__ __forceinline__ void online_softmax(float (&s)[kS], float (&o)[kO], R
         sum += pv;
       }
     }
-    st.sum[r] += sum;
+    st.sum[r] = st.sum[r] * corr[r] + sum;
+  }
+}
+
+// o (an m64 accumulator of the same rows) *= corr per row.
+template <int kO>
+__device__ __forceinline__ void rescale_rows(float (&o)[kO], const float (&corr)[2]) {
+#pragma unroll
+  for (int j = 0; j < kO / 4; ++j) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) o[4 * j + e] *= corr[e >> 1];
   }
 }
 
