@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Here (no GPU): builds fa2bench and its GPU tests in BUILD (default build-cuda, configured for
+# sm_90) and carries them to the GPU machine stripped and gzipped under .carry/bin, so a device
+# call can skip its ~80 s build (scripts/h200/unpack_bin.sh there). The carried binaries load
+# RE2 from .carry/deps and cuDNN from PyTorch's wheel (env.sh), like a build made there.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=${1:-build-cuda}
+cmake --build "$build" -j "$(nproc)" --target fa2bench fa2bench_gpu_tests
+mkdir -p .carry/bin
+git rev-parse HEAD > .carry/git_sha
+for b in fa2bench tests/fa2bench_gpu_tests; do
+  strip -o ".carry/bin/$(basename "$b")" "$build/$b"
+  gzip -f -1 ".carry/bin/$(basename "$b")"
+done
+du -sh .carry
