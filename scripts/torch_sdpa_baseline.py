@@ -30,7 +30,7 @@ counts them. dQ, dK, dV are checked against a float64 autograd reference on the 
 (batch, KV head), every query row of their group (dK and dV need all of them), and reported as
 max_abs_err_dq/dk/dv (and mean, rel) beside the forward's errors.
 """
-import argparse, hashlib, json, math, os, platform, socket, sys, time
+import argparse, hashlib, json, math, os, platform, re, socket, sys, time
 
 from fa2bench_cases import expand_cases
 
@@ -295,6 +295,8 @@ def main():
     ap.add_argument("--fa2bench", default="build/fa2bench", help="fa2bench binary (expands the config)")
     ap.add_argument("--only-shapes-of", default=None,
                     help="run only shapes whose configured backend is this (e.g. fa2)")
+    ap.add_argument("--filter", default=None,
+                    help="run only cases whose fa2bench id matches this regex (as sweep --filter)")
     ap.add_argument("--mode", choices=MODES, default=None,
                     help="run every case in this mode (default: each case's own params.mode); "
                          "bwd times the backward alone, fwd_bwd forward and backward together")
@@ -321,6 +323,8 @@ def main():
     shapes, seen = [], set()
     for c in plan["cases"]:
         if args.only_shapes_of and c["role"] != args.only_shapes_of:
+            continue
+        if args.filter and not re.search(args.filter, c["id"]):
             continue
         if args.mode:
             c = with_mode(c, args.mode)

@@ -16,7 +16,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <type_traits>
 
 #include "common/attn_params.h"
 #include "common/cp_async.cuh"
@@ -93,14 +92,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) fa3_fwd_kernel(const Attn
 
     // P of the tile before (n + 1) as A fragments, live while its P·V runs.
     std::uint32_t pa[kBN / 16][4];
-    // One key tile. Between the first wgmma issued and the last wait there is no branch: ptxas
-    // cannot follow in-flight wgmma registers across control flow and would wait for the P·V
-    // right there, before the softmax meant to overlap it. Hence the mask and the P·V of the
-    // tile before are compile-time choices, and the callers below run the masked tiles and the
-    // first tile in loops of their own.
-    auto tile = [&](int n, auto masked, auto with_pv) {
-      constexpr bool kMasked = decltype(masked)::value;
-      constexpr bool kWithPV = decltype(with_pv)::value;
+    for (int n = last; n >= 0; --n) {
       cp_async_wait<0>();
       sm90::fence_smem_for_async_proxy();
       // K_n and V_{n+1} landed; every warpgroup is done with K_{n+1} and V_{n+2}.
@@ -124,7 +116,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) fa3_fwd_kernel(const Attn
                                      ks > 0 ? 1 : 0);
       }
       sm90::wgmma_commit();
-      if constexpr (kWithPV) {
+      if (n < last) {
 #pragma unroll
         for (int kk = 0; kk < kBN / 16; ++kk) {
           sm90::wgmma_rs<T, kD, 1>(acc_o, pa[kk],
@@ -137,8 +129,10 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) fa3_fwd_kernel(const Attn
       }
       sm90::fence_operands(s);
 
-      if constexpr (kMasked) {
-        const int col0 = n * kBN;
+      // Only the T_k tail tile and tiles crossing the causal diagonal pay for the mask.
+      const int col0 = n * kBN;
+      const bool need_mask = (col0 + kBN > p.T_k) || (kCausal && col0 + kBN - 1 > m0 + diag);
+      if (need_mask) {
         const int tk_limit = p.T_k - col0 - col_lane;
         const int diag_limit = m0 + diag + row_base - col0 - col_lane;
 #pragma unroll
@@ -157,22 +151,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) fa3_fwd_kernel(const Attn
       rescale_rows(acc_o, corr);
 #pragma unroll
       for (int kk = 0; kk < kBN / 16; ++kk) pack_a_fragment<T>(s, kk, pa[kk]);
-    };
-    // Only the T_k tail tile and tiles crossing the causal diagonal need the mask: the first
-    // tiles of the walk (it runs from the last key tile down).
-    auto needs_mask = [&](int n) {
-      return (n * kBN + kBN > p.T_k) || (kCausal && n * kBN + kBN - 1 > m0 + diag);
-    };
-    using True = std::true_type;
-    using False = std::false_type;
-    if (needs_mask(last)) {
-      tile(last, True{}, False{});
-    } else {
-      tile(last, False{}, False{});
     }
-    int n = last - 1;
-    for (; n >= 0 && needs_mask(n); --n) tile(n, True{}, True{});
-    for (; n >= 0; --n) tile(n, False{}, True{});
 
     // The last P·V: V_0 was loaded by every thread in the last iteration.
     cp_async_wait<0>();

@@ -3,9 +3,10 @@
 #   STAGES="seed perf" scripts/h200/training.sh BUILD_DIR
 # seed: configs/seed_training.json (every backend; those without a backward answer
 #       "unsupported", so its checks on them fail until they have one: exit 1 is recorded).
-# perf: configs/perf_train.json (fa2, cudnn) and PyTorch SDPA (TORCH_BACKENDS, default flash,cudnn)
-#       in fwd_bwd on the same
-#       cases in the same job, then compare --pair fa2=torch-flash --pair cudnn=torch-cudnn.
+# perf: configs/perf_train.json (its backends) and PyTorch SDPA (TORCH_BACKENDS, default
+#       flash,cudnn) in fwd_bwd on the same cases in the same job, then compare --pair
+#       fa2=torch-flash --pair fa3=torch-flash --pair cudnn=torch-cudnn. PERF_FILTER (a case-id
+#       regex, e.g. D128) runs part of the grid, PyTorch on the same shapes.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/h200/env.sh
@@ -29,14 +30,15 @@ for stage in ${STAGES:-seed perf}; do
       gpu_state > "$dir/gpu_state.csv"
       start=$(date +%s)
       $bin sweep --config configs/perf_train.json --target cuda --out "$dir/ours" --quiet \
-        > "$dir/sweep.stdout" 2>&1
+        --filter "${PERF_FILTER:-.}" > "$dir/sweep.stdout" 2>&1
       echo "perf_train (ours): exit $? in $(( $(date +%s) - start ))s"
       start=$(date +%s)
       PYTHONUNBUFFERED=1 python3 scripts/torch_sdpa_baseline.py --config configs/perf_train.json \
         --fa2bench "$bin" --backends ${TORCH_BACKENDS:-flash,cudnn} --mode fwd_bwd --out "$dir/torch_sdpa.json" \
+        --filter "${PERF_FILTER:-.}" \
         > "$dir/torch_sdpa.log" 2>&1
       echo "perf_train (torch): exit $? in $(( $(date +%s) - start ))s"
-      pairs=(--pair fa2=torch-flash)
+      pairs=(--pair fa2=torch-flash --pair fa3=torch-flash)
       [[ ${TORCH_BACKENDS:-flash,cudnn} == *cudnn* ]] && pairs+=(--pair cudnn=torch-cudnn)
       $bin compare "$dir/torch_sdpa.json" "$dir/ours/results.json" "${pairs[@]}" --format md > "$dir/compare_vs_torch.md" 2> "$dir/compare.stderr"
       echo "compare: exit $?"
