@@ -63,7 +63,9 @@ J case_json(const CaseResult& r) {
                   {"seed", m.seed},
                   {"inputs", to_string(m.inputs)},
                   {"l2_flush", m.l2_flush},
-                  {"verify_rows", m.verify_rows}};
+                  {"verify_rows", m.verify_rows},
+                  {"keep_samples", m.keep_samples},
+                  {"drop_throttled", m.drop_throttled}};
   j["target"] = r.target;
   if (r.device_index >= 0) j["device_index"] = r.device_index;
   j["status"] = to_string(r.status);
@@ -78,6 +80,10 @@ J case_json(const CaseResult& r) {
     for (double x : t.samples) kept.push_back(number_json<J>(x));
     j["time_ms"]["samples"] = kept;
   }
+  if (!t.throttled_at.empty()) j["time_ms"]["throttled_at"] = t.throttled_at;
+  if (t.dropped_throttled >= 0) j["time_ms"]["dropped_throttled"] = t.dropped_throttled;
+  if (!t.dropped_throttled_absent.empty())
+    j["time_ms"]["dropped_throttled_absent"] = t.dropped_throttled_absent;
   j["flops"] = number_json<J>(r.flops);
   j["tflops"] = number_json<J>(r.tflops);
   j["gbps"] = number_json<J>(r.gbps);
