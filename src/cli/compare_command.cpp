@@ -19,6 +19,7 @@ struct CompareArgs {
   std::string base;
   std::string next;
   double threshold = 0.05;
+  double alpha = 0.05;
   std::string format = "table";
   std::string out;
   bool fail_on_regression = false;
@@ -140,9 +141,10 @@ int run_compare(const CompareArgs& a) {
   Comparison cmp;
   try {
     // The pairs are checked against the loaded files, so a typo names the backends they have.
-    const CompareOptions options{a.threshold, a.normalize,
-                                 parse_backend_pairs(a.pairs, base, a.base, next, a.next),
-                                 a.allow_missing};
+    CompareOptions options{a.threshold, a.normalize,
+                           parse_backend_pairs(a.pairs, base, a.base, next, a.next),
+                           a.allow_missing};
+    options.alpha = a.alpha;
     cmp = compare_results(base, a.base, next, a.next, options);
   } catch (const CompareError& e) {
     fmt::print(stderr, "fa2bench: {}\n", e.what());
@@ -193,10 +195,12 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "compare",
       "Compare two results files case by case (matched by id: backend + shape): NEW/BASE ratios\n"
-      "of median time, TFLOP/s and peak memory, and a verdict per case from the median change\n"
-      "and both runs' p10-p90 intervals: same (within --threshold), faster/slower (beyond it,\n"
-      "intervals disjoint), ambiguous (beyond it, intervals overlap), or the status change\n"
-      "(e.g. ok→oom). Exit 1 with --fail-on-regression when a case got slower or stopped\n"
+      "of median time, TFLOP/s and peak memory, and a verdict per case: same (median change\n"
+      "within --threshold), faster/slower (beyond it and significant), ambiguous (beyond it,\n"
+      "not significant), or the status change (e.g. ok→oom). Significant: where both runs\n"
+      "kept at least 9 raw samples (time_ms.samples), a two-sided Mann-Whitney U test with\n"
+      "p < --alpha (rule utest); otherwise disjoint p10-p90 intervals (rule threshold). Exit 1 "
+      "with --fail-on-regression when a case got slower or stopped\n"
       "being ok, or NEW is unusable: interrupted, no cases, a case only in BASE or a backend\n"
       "missing in NEW (unless --allow-missing), a NEW case in error/timeout, or an ok NEW\n"
       "case without a finite median, memory block or nonfinite count; 2 when a file cannot\n"
@@ -223,6 +227,10 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--threshold", args->threshold,
                   "Relative change of the median time that counts as noise (default 0.05)")
       ->check(finite_in(0.0, 10.0));
+  cmd->add_option("--alpha", args->alpha,
+                  "Significance level of the Mann-Whitney U test on the raw samples (default "
+                  "0.05); used where both runs kept at least 9 samples (time_ms.samples)")
+      ->check(finite_in(0.0, 1.0));
   cmd->add_option("--format", args->format, "Output format: table, md, csv or json")
       ->check(CLI::IsMember({"table", "md", "csv", "json"}));
   cmd->add_option("--out,-o", args->out, "Write the output to this file instead of stdout");
