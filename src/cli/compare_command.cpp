@@ -23,7 +23,7 @@ struct CompareArgs {
   std::string format = "table";
   std::string out;
   bool fail_on_regression = false;
-  bool normalize = false;
+  std::string normalize;  // "peak" (also for a bare --normalize); empty: not given
   bool allow_missing = false;
   std::string junit;
   std::string summary_md;
@@ -69,7 +69,7 @@ void write_text(const CompareArgs& a, const std::string& text) {
 
 // Two transformer results files: the same exit codes as the attention compare.
 int run_model_compare(const CompareArgs& a) {
-  if (a.normalize || !a.junit.empty() || !a.summary_md.empty()) {
+  if (!a.normalize.empty() || !a.junit.empty() || !a.summary_md.empty()) {
     fmt::print(stderr,
                "fa2bench: --normalize, --junit and --summary-md are not supported for "
                "transformer results ({} and {}) yet\n",
@@ -141,7 +141,7 @@ int run_compare(const CompareArgs& a) {
   Comparison cmp;
   try {
     // The pairs are checked against the loaded files, so a typo names the backends they have.
-    CompareOptions options{a.threshold, a.normalize,
+    CompareOptions options{a.threshold, !a.normalize.empty(),
                            parse_backend_pairs(a.pairs, base, a.base, next, a.next),
                            a.allow_missing};
     options.alpha = a.alpha;
@@ -240,9 +240,15 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--allow-missing", args->allow_missing,
                 "Cases only in BASE, backends missing in NEW and cases missing from NEW's "
                 "config do not fail --fail-on-regression (an interrupted NEW still does)");
-  cmd->add_flag("--normalize", args->normalize,
-                "Divide each run's TFLOP/s by its device's peak (device.peak_tflops, else "
-                "built in: H200/H100 SXM 989, A100 312, L4 121)");
+  // An option with an optional value, so that `--normalize` alone keeps meaning what it
+  // meant before it took one.
+  cmd->add_option("--normalize", args->normalize,
+                  "Compare % of the device's dense tensor peak (pct_of_peak_flops, per dtype) "
+                  "instead of TFLOP/s, for runs on different GPUs; `peak` is the one mode and "
+                  "the default (device.peak_tflops, else the built-in table of GPUs)")
+      ->expected(0, 1)
+      ->default_str("peak")
+      ->check(CLI::IsMember({"peak"}));
   cmd->add_option("--junit", args->junit, "Write one JUnit testcase per matched case here");
   cmd->add_option("--summary-md", args->summary_md,
                   "Write a Markdown job summary here (e.g. $GITHUB_STEP_SUMMARY)");

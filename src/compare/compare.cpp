@@ -166,7 +166,8 @@ CaseComparison compare_case(const CaseResult& b, const CaseResult& n, const Back
     cc.time_ratio = ratio(n.time.median, b.time.median);
     cc.tflops_ratio = ratio(n.tflops, b.tflops);
     if (cmp.options.normalize) {
-      cc.tflops_ratio = ratio(n.tflops / cmp.next.peak_tflops, b.tflops / cmp.base.peak_tflops);
+      cc.tflops_ratio =
+          ratio(pct_of_peak_flops(n, cmp.next.device), pct_of_peak_flops(b, cmp.base.device));
     }
   }
   cc.peak_ratio =
@@ -504,7 +505,8 @@ Comparison compare_results(const ResultSet& base, const std::string& base_file,
       if (!peak) {
         throw CompareError(
             fmt::format("--normalize: no peak TFLOP/s known for device \"{}\" in {}; add "
-                        "\"peak_tflops\" to its device block (built in: H200, H100 SXM, A100, L4)",
+                        "\"peak_tflops\" to its device block (built in: A100, A10, L4, L40S, RTX "
+                        "3090/4090, H100, H200, B200)",
                         device_name(run->device), run->file));
       }
       run->peak_tflops = *peak;

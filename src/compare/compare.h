@@ -35,7 +35,7 @@ struct BackendPair {
 
 struct CompareOptions {
   double threshold = 0.05;  // relative change of the median time that still counts as `same`
-  bool normalize = false;   // divide each run's TFLOP/s by its device's peak
+  bool normalize = false;   // --normalize peak: compare pct_of_peak_flops instead of TFLOP/s
   // Empty: match by id, i.e. each backend with itself. (The `= {}` keeps `{threshold,
   // normalize}` free of -Wmissing-field-initializers.)
   std::vector<BackendPair> pairs = {};
@@ -79,7 +79,7 @@ struct CaseComparison {
   VerdictRule rule = VerdictRule::threshold;
   double p_value = kNaN;       // the U test's two-sided p-value; NaN where it did not apply
   double time_ratio = kNaN;    // NEW / BASE median time
-  double tflops_ratio = kNaN;  // NEW / BASE TFLOP/s (normalized by device peak with --normalize)
+  double tflops_ratio = kNaN;  // NEW / BASE TFLOP/s (of pct_of_peak_flops with --normalize)
   double peak_ratio = kNaN;    // NEW / BASE peak bytes
 };
 
@@ -111,7 +111,7 @@ struct RunInfo {
   nlohmann::json tool;
   std::string target;
   std::string config_path, config_sha256;
-  double peak_tflops = kNaN;  // with --normalize: the device's peak used
+  double peak_tflops = kNaN;  // with --normalize: the device's fp16 peak (shown in headers)
 };
 
 struct Comparison {
@@ -178,9 +178,13 @@ void count_verdict(ChangeKind kind, Status base, Status next, bool regression,
 // The geometric mean of positive ratios; NaN for none.
 double geometric_mean(const std::vector<double>& v);
 
-// Dense peak TFLOP/s of a device block: its "peak_tflops" when present, else a small built-in
-// table by name (H200 and H100 SXM 989, A100 312, L4 121); nullopt when unknown.
-std::optional<double> device_peak_tflops(const nlohmann::json& device);
+// Dense peak TFLOP/s of `dtype` on a device block: its "peak_tflops" (a number, or per dtype)
+// when present, else the table of GPUs by name (core/gpu_peaks.h); nullopt when unknown (CPU
+// blocks, unknown names, fp32).
+std::optional<double> device_peak_tflops(const nlohmann::json& device, DType dtype = DType::fp16);
+// A case's % of its device's dense peak: its recorded pct_of_peak_flops, else computed from
+// `device` (older files); NaN when unknown or the case is not ok.
+double pct_of_peak_flops(const CaseResult& r, const nlohmann::json& device);
 // The device's name for messages ("unknown device" when it has none).
 std::string device_name(const nlohmann::json& device);
 

@@ -44,7 +44,7 @@ std::string ms_or_status(const CaseResult& r) {
 // TFLOP/s as shown: absolute, or the percentage of the device's peak with --normalize.
 double shown_tflops(const Comparison& c, const CaseResult& r, const RunInfo& run) {
   if (r.status != Status::ok) return kNaN;
-  return c.options.normalize ? 100.0 * r.tflops / run.peak_tflops : r.tflops;
+  return c.options.normalize ? pct_of_peak_flops(r, run.device) : r.tflops;
 }
 const char* tflops_label(const Comparison& c) {
   return c.options.normalize ? "% of peak" : "TFLOP/s";
@@ -470,7 +470,7 @@ nlohmann::ordered_json compare_json(const Comparison& c) {
   j["schema"] = "fa2bench/compare/1";
   j["threshold"] = c.options.threshold;
   j["alpha"] = c.options.alpha;
-  j["normalize"] = c.options.normalize;
+  j["normalize"] = c.options.normalize;  // true: --normalize peak
   if (c.by_pair()) {
     ordered_json pairs = ordered_json::array();
     for (const BackendPair& p : c.options.pairs)

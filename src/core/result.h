@@ -76,9 +76,12 @@ struct CaseResult {
   Status status = Status::ok;
   std::string reason;  // why unsupported / oom / error
   TimeStats time;
-  double flops = 0;          // by flash-attention's convention
-  double tflops = kNaN;      // flops / median time
-  double gbps = kNaN;        // minimal bytes (inputs once, outputs once) / median time
+  double flops = 0;      // by flash-attention's convention
+  double tflops = kNaN;  // flops / median time
+  double gbps = kNaN;    // minimal bytes (inputs once, outputs once) / median time
+  // tflops and gbps as percentages of the device's vendor peaks (core/gpu_peaks.h); NaN where
+  // the device or dtype has none.
+  double pct_of_peak_flops = kNaN, pct_of_peak_bw = kNaN;
   double prepare_ms = kNaN;  // wall time of backend.prepare() (workspace, plan building)
   std::string backend_info;  // free-form, from Backend::info() after prepare(); "" when none
   MemoryStats memory;

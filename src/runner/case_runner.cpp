@@ -11,6 +11,7 @@
 
 #include "backends/shape_params.h"
 #include "common/numeric.h"
+#include "core/gpu_peaks.h"
 #include "core/gpu_state.h"
 #include "core/shape_algebra.h"
 #include "core/stats.h"
@@ -300,6 +301,10 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
     r.memory.workspace_bytes = r.memory.peak_bytes - io;
     r.tflops = r.flops / (r.time.median * 1e-3) / 1e12;
     r.gbps = static_cast<double>(min_traffic_bytes(c)) / (r.time.median * 1e-3) / 1e9;
+    // NaN where the device has no peak in the table (the CPU target, an unknown GPU, fp32).
+    const nlohmann::json device = with_device_peaks(platform.device_block());
+    r.pct_of_peak_flops = 100 * r.tflops / block_peak_tflops(device, c.dtype);
+    r.pct_of_peak_bw = 100 * r.gbps / block_peak_bw_gbs(device);
   } catch (const OutOfMemory& e) {
     r.status = Status::oom;
     r.reason = e.what();
