@@ -19,10 +19,11 @@ struct CompareArgs {
   std::string base;
   std::string next;
   double threshold = 0.05;
+  double alpha = 0.05;
   std::string format = "table";
   std::string out;
   bool fail_on_regression = false;
-  bool normalize = false;
+  std::string normalize;  // "peak" (also for a bare --normalize); empty: not given
   bool allow_missing = false;
   std::string junit;
   std::string summary_md;
@@ -68,7 +69,7 @@ void write_text(const CompareArgs& a, const std::string& text) {
 
 // Two transformer results files: the same exit codes as the attention compare.
 int run_model_compare(const CompareArgs& a) {
-  if (a.normalize || !a.junit.empty() || !a.summary_md.empty()) {
+  if (!a.normalize.empty() || !a.junit.empty() || !a.summary_md.empty()) {
     fmt::print(stderr,
                "fa2bench: --normalize, --junit and --summary-md are not supported for "
                "transformer results ({} and {}) yet\n",
@@ -140,9 +141,10 @@ int run_compare(const CompareArgs& a) {
   Comparison cmp;
   try {
     // The pairs are checked against the loaded files, so a typo names the backends they have.
-    const CompareOptions options{a.threshold, a.normalize,
-                                 parse_backend_pairs(a.pairs, base, a.base, next, a.next),
-                                 a.allow_missing};
+    CompareOptions options{a.threshold, !a.normalize.empty(),
+                           parse_backend_pairs(a.pairs, base, a.base, next, a.next),
+                           a.allow_missing};
+    options.alpha = a.alpha;
     cmp = compare_results(base, a.base, next, a.next, options);
   } catch (const CompareError& e) {
     fmt::print(stderr, "fa2bench: {}\n", e.what());
@@ -193,10 +195,12 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "compare",
       "Compare two results files case by case (matched by id: backend + shape): NEW/BASE ratios\n"
-      "of median time, TFLOP/s and peak memory, and a verdict per case from the median change\n"
-      "and both runs' p10-p90 intervals: same (within --threshold), faster/slower (beyond it,\n"
-      "intervals disjoint), ambiguous (beyond it, intervals overlap), or the status change\n"
-      "(e.g. ok→oom). Exit 1 with --fail-on-regression when a case got slower or stopped\n"
+      "of median time, TFLOP/s and peak memory, and a verdict per case: same (median change\n"
+      "within --threshold), faster/slower (beyond it and significant), ambiguous (beyond it,\n"
+      "not significant), or the status change (e.g. ok→oom). Significant: where both runs\n"
+      "kept at least 9 raw samples (time_ms.samples), a two-sided Mann-Whitney U test with\n"
+      "p < --alpha (rule utest); otherwise disjoint p10-p90 intervals (rule threshold). Exit 1 "
+      "with --fail-on-regression when a case got slower or stopped\n"
       "being ok, or NEW is unusable: interrupted, no cases, a case only in BASE or a backend\n"
       "missing in NEW (unless --allow-missing), a NEW case in error/timeout, or an ok NEW\n"
       "case without a finite median, memory block or nonfinite count; 2 when a file cannot\n"
@@ -223,6 +227,10 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--threshold", args->threshold,
                   "Relative change of the median time that counts as noise (default 0.05)")
       ->check(finite_in(0.0, 10.0));
+  cmd->add_option("--alpha", args->alpha,
+                  "Significance level of the Mann-Whitney U test on the raw samples (default "
+                  "0.05); used where both runs kept at least 9 samples (time_ms.samples)")
+      ->check(finite_in(0.0, 1.0));
   cmd->add_option("--format", args->format, "Output format: table, md, csv or json")
       ->check(CLI::IsMember({"table", "md", "csv", "json"}));
   cmd->add_option("--out,-o", args->out, "Write the output to this file instead of stdout");
@@ -232,9 +240,15 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--allow-missing", args->allow_missing,
                 "Cases only in BASE, backends missing in NEW and cases missing from NEW's "
                 "config do not fail --fail-on-regression (an interrupted NEW still does)");
-  cmd->add_flag("--normalize", args->normalize,
-                "Divide each run's TFLOP/s by its device's peak (device.peak_tflops, else "
-                "built in: H200/H100 SXM 989, A100 312, L4 121)");
+  // An option with an optional value, so that `--normalize` alone keeps meaning what it
+  // meant before it took one.
+  cmd->add_option("--normalize", args->normalize,
+                  "Compare % of the device's dense tensor peak (pct_of_peak_flops, per dtype) "
+                  "instead of TFLOP/s, for runs on different GPUs; `peak` is the one mode and "
+                  "the default (device.peak_tflops, else the built-in table of GPUs)")
+      ->expected(0, 1)
+      ->default_str("peak")
+      ->check(CLI::IsMember({"peak"}));
   cmd->add_option("--junit", args->junit, "Write one JUnit testcase per matched case here");
   cmd->add_option("--summary-md", args->summary_md,
                   "Write a Markdown job summary here (e.g. $GITHUB_STEP_SUMMARY)");

@@ -3,6 +3,7 @@
 #include "cli/commands.h"
 #include "cli/tables.h"
 #include "runtime/device_info.h"
+#include "runtime/gpu_state_probe.h"
 
 namespace fa2b {
 namespace {
@@ -12,7 +13,17 @@ int run_devices(bool json) {
   const auto gpus = list_gpus(&why);
   if (json) {
     nlohmann::json out = {{"host", host_block()}, {"gpus", nlohmann::json::array()}};
-    for (const GpuInfo& g : gpus) out["gpus"].push_back(to_json(g));
+    for (const GpuInfo& g : gpus) {
+      nlohmann::json gpu = to_json(g);
+      GpuStatus status;
+      std::string absent;
+      if (read_gpu_status(g.pci_bus, status, &absent)) {
+        gpu["nvml"] = gpu_status_json(status);
+      } else {
+        gpu["nvml_absent"] = absent;
+      }
+      out["gpus"].push_back(gpu);
+    }
     if (gpus.empty()) out["why_no_gpu"] = why;
     fmt::print("{}\n", out.dump(2));
     return kExitOk;
@@ -30,6 +41,15 @@ int run_devices(bool json) {
         human_bytes(static_cast<double>(g.l2_bytes)), g.sm_clock_mhz, g.mem_clock_mhz,
         g.mem_bus_bits, g.driver, g.runtime, g.pci_bus,
         g.cc_major < 8 ? "  (our kernels need compute capability 8.0 or newer)" : "");
+    // The state now (NVML), which the properties above do not show: a card held at its power
+    // cap or throttled by heat gives slower numbers than its clocks promise.
+    GpuStatus status;
+    std::string absent;
+    if (read_gpu_status(g.pci_bus, status, &absent)) {
+      fmt::print("    now: {}\n", gpu_status_line(status));
+    } else {
+      fmt::print("    now: unknown, {}\n", absent);
+    }
   }
   return kExitOk;
 }
@@ -38,7 +58,11 @@ int run_devices(bool json) {
 
 void add_devices_command(CLI::App& app, int& exit_code) {
   auto json = std::make_shared<bool>(false);
-  CLI::App* cmd = app.add_subcommand("devices", "List the CUDA devices fa2bench can use.");
+  CLI::App* cmd = app.add_subcommand(
+      "devices",
+      "List the CUDA devices fa2bench can use, with their SM and memory clocks (now / max),\n"
+      "power draw against the enforced limit and the throttle reasons active now (from NVML,\n"
+      "loaded at run time; without it one line says why).");
   cmd->add_flag("--json", *json, "Print as JSON");
   cmd->callback([json, &exit_code] { exit_code = run_devices(*json); });
 }

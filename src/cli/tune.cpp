@@ -28,7 +28,9 @@ nlohmann::json measure_json(const MeasureSettings& m) {
           {"seed", m.seed},
           {"l2_flush", m.l2_flush},
           {"verify_rows", m.verify_rows},
-          {"inputs", std::string(to_string(m.inputs))}};
+          {"inputs", std::string(to_string(m.inputs))},
+          {"keep_samples", m.keep_samples},
+          {"drop_throttled", m.drop_throttled}};
 }
 
 std::string fmt_num(double v, int prec) {

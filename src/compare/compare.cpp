@@ -11,6 +11,7 @@
 #include <set>
 
 #include "checks/result_gate.h"
+#include "compare/mann_whitney.h"
 #include "config/config.h"
 
 namespace fa2b {
@@ -28,6 +29,15 @@ std::string median_text(double median) {
 
 double ratio(double num, double den) {
   return finite_positive(num) && finite_positive(den) ? num / den : kNaN;
+}
+
+// The raw samples of a run that a rank test can use.
+std::vector<double> finite_samples(const TimeStats& t) {
+  std::vector<double> out;
+  for (double x : t.samples) {
+    if (std::isfinite(x)) out.push_back(x);
+  }
+  return out;
 }
 
 // The p10-p90 interval of a run; the median alone when the percentiles are missing.
@@ -144,17 +154,20 @@ CaseComparison compare_case(const CaseResult& b, const CaseResult& n, const Back
   cc.new_backend = n.c.backend;
   cc.base = b;
   cc.next = n;
-  const ChangeVerdict v = judge_change(b, n, cmp.options.threshold);
+  const ChangeVerdict v = judge_change(b, n, cmp.options.threshold, cmp.options.alpha);
   cc.kind = v.kind;
   cc.verdict = v.text;
   cc.regression = v.regression;
   cc.rel_change = v.rel_change;
   cc.intervals_overlap = v.intervals_overlap;
+  cc.rule = v.rule;
+  cc.p_value = v.p_value;
   if (b.status == Status::ok && n.status == Status::ok) {
     cc.time_ratio = ratio(n.time.median, b.time.median);
     cc.tflops_ratio = ratio(n.tflops, b.tflops);
     if (cmp.options.normalize) {
-      cc.tflops_ratio = ratio(n.tflops / cmp.next.peak_tflops, b.tflops / cmp.base.peak_tflops);
+      cc.tflops_ratio =
+          ratio(pct_of_peak_flops(n, cmp.next.device), pct_of_peak_flops(b, cmp.base.device));
     }
   }
   cc.peak_ratio =
@@ -353,6 +366,18 @@ void count_verdict(ChangeKind kind, Status base, Status next, bool regression,
   if (regression) ++counts.regressions;
 }
 
+std::string_view to_string(VerdictRule r) {
+  switch (r) {
+    case VerdictRule::threshold:
+      return "threshold";
+    case VerdictRule::utest:
+      return "utest";
+    case VerdictRule::status:
+      return "status";
+  }
+  return "?";
+}
+
 std::string_view to_string(ChangeKind k) {
   switch (k) {
     case ChangeKind::same:
@@ -400,10 +425,12 @@ std::vector<BackendPair> parse_backend_pairs(const std::vector<std::string>& val
   return pairs;
 }
 
-ChangeVerdict judge_change(const CaseResult& base, const CaseResult& next, double threshold) {
+ChangeVerdict judge_change(const CaseResult& base, const CaseResult& next, double threshold,
+                           double alpha) {
   ChangeVerdict v;
   if (base.status != Status::ok || next.status != Status::ok) {
     v.kind = ChangeKind::status;
+    v.rule = VerdictRule::status;
     v.text = fmt::format("{}→{}", to_string(base.status), to_string(next.status));
     v.regression = base.status == Status::ok;
     return v;
@@ -425,9 +452,20 @@ ChangeVerdict judge_change(const CaseResult& base, const CaseResult& next, doubl
   const auto [blo, bhi] = interval(base.time);
   const auto [nlo, nhi] = interval(next.time);
   v.intervals_overlap = blo <= nhi && nlo <= bhi;
+  const std::vector<double> base_samples = finite_samples(base.time);
+  const std::vector<double> new_samples = finite_samples(next.time);
+  // Enough raw samples on both sides: the rank test replaces the p10-p90 overlap as the judge
+  // of significance; the threshold still sets the size of change that matters.
+  const bool utest = static_cast<int>(base_samples.size()) >= kUTestMinSamples &&
+                     static_cast<int>(new_samples.size()) >= kUTestMinSamples;
+  if (utest) {
+    v.rule = VerdictRule::utest;
+    v.p_value = mann_whitney_u(base_samples, new_samples).p;
+  }
+  const bool significant = utest ? v.p_value < alpha : !v.intervals_overlap;
   if (std::fabs(v.rel_change) <= threshold) {
     v.kind = ChangeKind::same;
-  } else if (v.intervals_overlap) {
+  } else if (!significant) {
     v.kind = ChangeKind::ambiguous;
   } else {
     v.kind = v.rel_change < 0 ? ChangeKind::faster : ChangeKind::slower;
@@ -467,7 +505,8 @@ Comparison compare_results(const ResultSet& base, const std::string& base_file,
       if (!peak) {
         throw CompareError(
             fmt::format("--normalize: no peak TFLOP/s known for device \"{}\" in {}; add "
-                        "\"peak_tflops\" to its device block (built in: H200, H100 SXM, A100, L4)",
+                        "\"peak_tflops\" to its device block (built in: A100, A10, L4, L40S, RTX "
+                        "3090/4090, H100, H200, B200)",
                         device_name(run->device), run->file));
       }
       run->peak_tflops = *peak;

@@ -35,20 +35,31 @@ struct BackendPair {
 
 struct CompareOptions {
   double threshold = 0.05;  // relative change of the median time that still counts as `same`
-  bool normalize = false;   // divide each run's TFLOP/s by its device's peak
+  bool normalize = false;   // --normalize peak: compare pct_of_peak_flops instead of TFLOP/s
   // Empty: match by id, i.e. each backend with itself. (The `= {}` keeps `{threshold,
   // normalize}` free of -Wmissing-field-initializers.)
   std::vector<BackendPair> pairs = {};
   // --allow-missing: cases only in BASE, backends missing in NEW and cases missing from NEW's
   // config expansion are reported but do not count as failures.
   bool allow_missing = false;
+  // --alpha: where both runs kept enough raw samples, slower/faster also needs the
+  // Mann-Whitney U test's two-sided p-value below this.
+  double alpha = 0.05;
 };
+
+// Which rule decided a verdict. utest: both runs kept at least kUTestMinSamples raw samples, so
+// the median change must pass the threshold AND the Mann-Whitney U test's p-value be below
+// alpha for faster/slower. threshold: too few raw samples on a side (or none: older files), so
+// the threshold and the p10-p90 intervals decide as before. status: a run is not ok.
+enum class VerdictRule { threshold, utest, status };
+std::string_view to_string(VerdictRule);
 
 enum class ChangeKind {
   same,       // within the threshold
-  faster,     // beyond the threshold, p10-p90 intervals disjoint, NEW faster
-  slower,     // beyond the threshold, p10-p90 intervals disjoint, NEW slower
-  ambiguous,  // beyond the threshold, but the intervals overlap
+  faster,     // beyond the threshold and significant (rule utest: p < alpha; rule threshold:
+              // p10-p90 intervals disjoint), NEW faster
+  slower,     // the same, NEW slower
+  ambiguous,  // beyond the threshold, but not significant (p >= alpha, or intervals overlap)
   status,     // at least one run is not `ok`: the verdict names the status change
 };
 std::string_view to_string(ChangeKind);
@@ -65,8 +76,10 @@ struct CaseComparison {
   bool regression = false;
   double rel_change = kNaN;  // NEW median / BASE median - 1
   bool intervals_overlap = false;
+  VerdictRule rule = VerdictRule::threshold;
+  double p_value = kNaN;       // the U test's two-sided p-value; NaN where it did not apply
   double time_ratio = kNaN;    // NEW / BASE median time
-  double tflops_ratio = kNaN;  // NEW / BASE TFLOP/s (normalized by device peak with --normalize)
+  double tflops_ratio = kNaN;  // NEW / BASE TFLOP/s (of pct_of_peak_flops with --normalize)
   double peak_ratio = kNaN;    // NEW / BASE peak bytes
 };
 
@@ -98,7 +111,7 @@ struct RunInfo {
   nlohmann::json tool;
   std::string target;
   std::string config_path, config_sha256;
-  double peak_tflops = kNaN;  // with --normalize: the device's peak used
+  double peak_tflops = kNaN;  // with --normalize: the device's fp16 peak (shown in headers)
 };
 
 struct Comparison {
@@ -145,15 +158,19 @@ std::vector<BackendPair> parse_backend_pairs(const std::vector<std::string>& val
                                              const std::vector<std::string>& new_backends,
                                              const std::string& new_file);
 
-// Verdict of one case pair (both runs' statuses, medians and p10-p90 intervals).
+// Verdict of one case pair (both runs' statuses, medians, p10-p90 intervals and, where both
+// kept enough, raw samples; see VerdictRule).
 struct ChangeVerdict {
   ChangeKind kind = ChangeKind::same;
   std::string text;
   bool regression = false;
   double rel_change = kNaN;
   bool intervals_overlap = false;
+  VerdictRule rule = VerdictRule::threshold;
+  double p_value = kNaN;
 };
-ChangeVerdict judge_change(const CaseResult& base, const CaseResult& next, double threshold);
+ChangeVerdict judge_change(const CaseResult& base, const CaseResult& next, double threshold,
+                           double alpha = 0.05);
 
 // Adds one matched case's verdict to `counts` (results and transformer results alike).
 void count_verdict(ChangeKind kind, Status base, Status next, bool regression,
@@ -161,9 +178,13 @@ void count_verdict(ChangeKind kind, Status base, Status next, bool regression,
 // The geometric mean of positive ratios; NaN for none.
 double geometric_mean(const std::vector<double>& v);
 
-// Dense peak TFLOP/s of a device block: its "peak_tflops" when present, else a small built-in
-// table by name (H200 and H100 SXM 989, A100 312, L4 121); nullopt when unknown.
-std::optional<double> device_peak_tflops(const nlohmann::json& device);
+// Dense peak TFLOP/s of `dtype` on a device block: its "peak_tflops" (a number, or per dtype)
+// when present, else the table of GPUs by name (core/gpu_peaks.h); nullopt when unknown (CPU
+// blocks, unknown names, fp32).
+std::optional<double> device_peak_tflops(const nlohmann::json& device, DType dtype = DType::fp16);
+// A case's % of its device's dense peak: its recorded pct_of_peak_flops, else computed from
+// `device` (older files); NaN when unknown or the case is not ok.
+double pct_of_peak_flops(const CaseResult& r, const nlohmann::json& device);
 // The device's name for messages ("unknown device" when it has none).
 std::string device_name(const nlohmann::json& device);
 

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "compare/compare.h"
+#include "compare/mann_whitney.h"
 #include "io/json_detail.h"
 #include "report/report.h"
 
@@ -31,6 +32,11 @@ std::string spread(const TimeStats& t) {
   if (!std::isfinite(t.p10) || !std::isfinite(t.p90)) return "-";
   return fmt::format("{}-{}", sig(t.p10), sig(t.p90));
 }
+// The U test's p-value, "-" where the rule was not utest.
+std::string p_text(double p) {
+  if (!std::isfinite(p)) return "-";
+  return p < 1e-4 ? fmt::format("{:.1e}", p) : fmt::format("{:.4f}", p);
+}
 std::string ms_or_status(const CaseResult& r) {
   return r.status == Status::ok ? sig(r.time.median) : std::string(to_string(r.status));
 }
@@ -38,7 +44,7 @@ std::string ms_or_status(const CaseResult& r) {
 // TFLOP/s as shown: absolute, or the percentage of the device's peak with --normalize.
 double shown_tflops(const Comparison& c, const CaseResult& r, const RunInfo& run) {
   if (r.status != Status::ok) return kNaN;
-  return c.options.normalize ? 100.0 * r.tflops / run.peak_tflops : r.tflops;
+  return c.options.normalize ? pct_of_peak_flops(r, run.device) : r.tflops;
 }
 const char* tflops_label(const Comparison& c) {
   return c.options.normalize ? "% of peak" : "TFLOP/s";
@@ -139,10 +145,12 @@ std::string explain(const CaseComparison& cc) {
     if (!reason.empty()) text += ": " + reason;
     return text;
   }
-  return fmt::format("{}: median {} -> {} ms ({}), p10-p90 {} vs {} ({})", cc.verdict,
-                     sig(cc.base.time.median), sig(cc.next.time.median), percent(cc.rel_change),
-                     spread(cc.base.time), spread(cc.next.time),
-                     cc.intervals_overlap ? "overlap" : "disjoint");
+  std::string text = fmt::format("{}: median {} -> {} ms ({}), p10-p90 {} vs {} ({})", cc.verdict,
+                                 sig(cc.base.time.median), sig(cc.next.time.median),
+                                 percent(cc.rel_change), spread(cc.base.time), spread(cc.next.time),
+                                 cc.intervals_overlap ? "overlap" : "disjoint");
+  if (cc.rule == VerdictRule::utest) text += fmt::format(", U test p = {}", p_text(cc.p_value));
+  return text;
 }
 
 // The backend columns of a case row: one backend, or with --pair NEW's and BASE's.
@@ -259,7 +267,7 @@ std::string csv_one_sided(const Comparison& c, const std::string& id, bool in_ba
     backends = in_base ? csv_field(partner) + "," + csv_field(backend)
                        : csv_field(backend) + "," + csv_field(partner);
   }
-  return fmt::format("{},{},{},{},false,,,,,,,,,,,,,,,,\n", csv_field(id), backends,
+  return fmt::format("{},{},{},{},false,,,,,,,,,,,,,,,,,,\n", csv_field(id), backends,
                      csv_field(shape), in_base ? "only_base" : "only_new");
 }
 
@@ -317,9 +325,10 @@ std::string compare_table_text(const Comparison& c) {
   out += fmt::format("NEW   {}: {}; {}; {}\n", c.next.file, describe_device(c.next),
                      describe_tool(c.next), describe_config(c.next));
   out += fmt::format(
-      "threshold {:g}%: beyond it with disjoint p10-p90 intervals is faster/slower, with "
-      "overlapping ones ambiguous\n",
-      c.options.threshold * 100);
+      "threshold {:g}%: beyond it, faster/slower when significant, else ambiguous; significant "
+      "means (rule utest, both runs with >= {} raw samples) Mann-Whitney U p < {:g}, else (rule "
+      "threshold) disjoint p10-p90 intervals\n",
+      c.options.threshold * 100, kUTestMinSamples, c.options.alpha);
   const std::string tl = tflops_label(c);
   if (c.by_pair()) {
     out += fmt::format(
@@ -335,7 +344,7 @@ std::string compare_table_text(const Comparison& c) {
   rows.push_back(backend_header(c));
   rows[0].insert(rows[0].end(),
                  {"shape", "BASE ms", "p10-p90", "NEW ms", "p10-p90", "change", "time x",
-                  "BASE " + tl, "NEW " + tl, tl + " x", "peak x", "verdict"});
+                  "BASE " + tl, "NEW " + tl, tl + " x", "peak x", "p", "rule", "verdict"});
   for (const CaseComparison& cc : c.cases) {
     rows.push_back(backend_cells(c, cc));
     rows.back().insert(
@@ -345,11 +354,12 @@ std::string compare_table_text(const Comparison& c) {
          cc.next.status == Status::ok ? spread(cc.next.time) : "-", percent(cc.rel_change),
          times(cc.time_ratio), sig(shown_tflops(c, cc.base, c.base)),
          sig(shown_tflops(c, cc.next, c.next)), times(cc.tflops_ratio), times(cc.peak_ratio),
+         p_text(cc.p_value), std::string(to_string(cc.rule)),
          cc.verdict + (cc.regression ? " !" : "")});
   }
   std::vector<bool> right(backend_header(c).size(), false);
-  right.insert(right.end(),
-               {false, true, true, true, true, true, true, true, true, true, true, false});
+  right.insert(right.end(), {false, true, true, true, true, true, true, true, true, true, true,
+                             true, false, false});
   out += aligned_columns(rows, right);
 
   if (!c.geomean.empty()) {
@@ -383,29 +393,32 @@ std::string compare_md_text(const Comparison& c) {
   for (const std::string& f : c.failures) out += "> **failing**: " + md_cell(f) + "\n";
   if (!c.warnings.empty() || !c.failures.empty()) out += "\n";
   out += fmt::format(
-      "Threshold {:g}% on the median time; beyond it, disjoint p10–p90 intervals give "
-      "faster/slower, overlapping ones ambiguous.\n\n",
-      c.options.threshold * 100);
+      "Threshold {:g}% on the median time; beyond it, a significant change is faster/slower, "
+      "else ambiguous. Significant: with ≥ {} raw samples in both runs (rule `utest`), the "
+      "Mann-Whitney U test's two-sided p < {:g}; otherwise (rule `threshold`) disjoint p10–p90 "
+      "intervals.\n\n",
+      c.options.threshold * 100, kUTestMinSamples, c.options.alpha);
 
   const std::string tl = tflops_label(c);
   if (c.by_pair()) out += md_pairs_note(c);
   out += fmt::format(
       "| {0} | shape | BASE ms (p10–p90) | NEW ms (p10–p90) | change | time × | {1} BASE → "
-      "NEW | {1} × | peak × | verdict |\n",
+      "NEW | {1} × | peak × | p | rule | verdict |\n",
       fmt::join(backend_header(c), " | "), tl);
   out += c.by_pair() ? "|---|---|---|" : "|---|---|";
-  out += "--:|--:|--:|--:|--:|--:|--:|---|\n";
+  out += "--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n";
   for (const CaseComparison& cc : c.cases) {
     auto side = [](const CaseResult& r) {
       if (r.status != Status::ok) return std::string(to_string(r.status));
       return fmt::format("{} ({})", sig(r.time.median), spread(r.time));
     };
-    out += fmt::format(
-        "| {} | {} | {} | {} | {} | {} | {} → {} | {} | {} | {}{} |\n", md_backend_cells(c, cc),
-        md_cell(cc.base.c.shape_key()), side(cc.base), side(cc.next), percent(cc.rel_change),
-        times(cc.time_ratio), sig(shown_tflops(c, cc.base, c.base)),
-        sig(shown_tflops(c, cc.next, c.next)), times(cc.tflops_ratio), times(cc.peak_ratio),
-        cc.regression ? "**" + cc.verdict + "**" : cc.verdict, cc.regression ? " ❌" : "");
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} → {} | {} | {} | {} | {} | {}{} |\n",
+                       md_backend_cells(c, cc), md_cell(cc.base.c.shape_key()), side(cc.base),
+                       side(cc.next), percent(cc.rel_change), times(cc.time_ratio),
+                       sig(shown_tflops(c, cc.base, c.base)), sig(shown_tflops(c, cc.next, c.next)),
+                       times(cc.tflops_ratio), times(cc.peak_ratio), p_text(cc.p_value),
+                       to_string(cc.rule), cc.regression ? "**" + cc.verdict + "**" : cc.verdict,
+                       cc.regression ? " ❌" : "");
   }
   out += c.by_pair() ? md_pair_geomean(c) : md_backend_geomean(c);
   out += "\n**Verdicts:** " + counts_line(c) + "\n";
@@ -428,18 +441,19 @@ std::string compare_csv_text(const Comparison& c) {
   out +=
       "shape,verdict,regression,base_status,new_status,base_median_ms,base_p10_ms,"
       "base_p90_ms,new_median_ms,new_p10_ms,new_p90_ms,rel_change,time_ratio,base_tflops,"
-      "new_tflops,tflops_ratio,base_peak_bytes,new_peak_bytes,peak_ratio\n";
+      "new_tflops,tflops_ratio,base_peak_bytes,new_peak_bytes,peak_ratio,rule,p_value\n";
   for (const CaseComparison& cc : c.cases) {
     const CaseResult& b = cc.base;
     const CaseResult& n = cc.next;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                        csv_field(cc.id), csv_backend_fields(c, cc), csv_field(b.c.shape_key()),
                        csv_field(cc.verdict), cc.regression ? "true" : "false", to_string(b.status),
                        to_string(n.status), csv_number(b.time.median), csv_number(b.time.p10),
                        csv_number(b.time.p90), csv_number(n.time.median), csv_number(n.time.p10),
                        csv_number(n.time.p90), csv_number(cc.rel_change), csv_number(cc.time_ratio),
                        csv_number(b.tflops), csv_number(n.tflops), csv_number(cc.tflops_ratio),
-                       b.memory.peak_bytes, n.memory.peak_bytes, csv_number(cc.peak_ratio));
+                       b.memory.peak_bytes, n.memory.peak_bytes, csv_number(cc.peak_ratio),
+                       to_string(cc.rule), csv_number(cc.p_value));
   }
   // Cases on one side only: listed with verdict only_base / only_new and no numbers.
   for (std::size_t i = 0; i < c.only_base.size(); ++i) {
@@ -455,7 +469,8 @@ nlohmann::ordered_json compare_json(const Comparison& c) {
   ordered_json j;
   j["schema"] = "fa2bench/compare/1";
   j["threshold"] = c.options.threshold;
-  j["normalize"] = c.options.normalize;
+  j["alpha"] = c.options.alpha;
+  j["normalize"] = c.options.normalize;  // true: --normalize peak
   if (c.by_pair()) {
     ordered_json pairs = ordered_json::array();
     for (const BackendPair& p : c.options.pairs)
@@ -482,6 +497,8 @@ nlohmann::ordered_json compare_json(const Comparison& c) {
     e["regression"] = cc.regression;
     e["rel_change"] = num_json(cc.rel_change);
     e["intervals_overlap"] = cc.intervals_overlap;
+    e["rule"] = std::string(to_string(cc.rule));
+    e["p_value"] = num_json(cc.p_value);
     e["time_ratio"] = num_json(cc.time_ratio);
     e["tflops_ratio"] = num_json(cc.tflops_ratio);
     e["peak_ratio"] = num_json(cc.peak_ratio);

@@ -1,30 +1,11 @@
-// Peak dense TFLOP/s of a device, for `compare --normalize` across GPUs.
-#include <cctype>
+// Peak dense TFLOP/s of a device, for `compare --normalize peak` across GPUs.
+#include <cmath>
 #include <string>
 
 #include "compare/compare.h"
+#include "core/gpu_peaks.h"
 
 namespace fa2b {
-namespace {
-
-std::string upper(std::string s) {
-  for (char& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  return s;
-}
-
-// Whether `token` appears in `name` as a whole word (so "L4" does not match "L40S").
-bool has_token(const std::string& name, const std::string& token) {
-  for (std::size_t pos = name.find(token); pos != std::string::npos;
-       pos = name.find(token, pos + 1)) {
-    const bool left = pos == 0 || !std::isalnum(static_cast<unsigned char>(name[pos - 1]));
-    const std::size_t end = pos + token.size();
-    const bool right = end == name.size() || !std::isalnum(static_cast<unsigned char>(name[end]));
-    if (left && right) return true;
-  }
-  return false;
-}
-
-}  // namespace
 
 std::string device_name(const nlohmann::json& device) {
   if (device.is_object()) {
@@ -35,18 +16,31 @@ std::string device_name(const nlohmann::json& device) {
   return "unknown device";
 }
 
-std::optional<double> device_peak_tflops(const nlohmann::json& device) {
-  if (device.is_object()) {
-    const auto it = device.find("peak_tflops");
-    if (it != device.end() && it->is_number() && it->get<double>() > 0) return it->get<double>();
+std::optional<double> device_peak_tflops(const nlohmann::json& device, DType dtype) {
+  // The file's own peaks first (written by sweep since issue 18, or added by hand)...
+  const double own = block_peak_tflops(device, dtype);
+  if (std::isfinite(own)) return own;
+  if (device.is_object() && device.contains("peak_tflops")) return std::nullopt;
+  // ...else the table by name, for files written before results carried peaks.
+  if (!device.is_object() || device.value("kind", "") == "cpu") return std::nullopt;
+  const std::optional<GpuPeaks> row = find_gpu_peaks(device_name(device));
+  if (!row) return std::nullopt;
+  switch (dtype) {
+    case DType::fp16:
+      return row->fp16_tflops;
+    case DType::bf16:
+      return row->bf16_tflops;
+    case DType::fp32:
+      break;
   }
-  const std::string name = upper(device_name(device));
-  // Dense bf16/fp16 tensor-core peaks (no sparsity), from NVIDIA's data sheets.
-  if (has_token(name, "H200")) return 989.0;
-  if (has_token(name, "H100") && !has_token(name, "PCIE") && !has_token(name, "NVL")) return 989.0;
-  if (has_token(name, "A100")) return 312.0;
-  if (has_token(name, "L4")) return 121.0;
   return std::nullopt;
+}
+
+double pct_of_peak_flops(const CaseResult& r, const nlohmann::json& device) {
+  if (r.status != Status::ok) return kNaN;
+  if (std::isfinite(r.pct_of_peak_flops)) return r.pct_of_peak_flops;
+  const std::optional<double> peak = device_peak_tflops(device, r.c.dtype);
+  return peak ? 100.0 * r.tflops / *peak : kNaN;
 }
 
 }  // namespace fa2b

@@ -11,7 +11,7 @@ MeasureSettings parse_measure(const json& v, const std::string& pointer, Measure
   }
   check_keys(v, pointer,
              {"warmup", "min_samples", "max_samples", "target_rel_spread", "max_time_s", "seed",
-              "l2_flush", "verify_rows", "inputs"},
+              "l2_flush", "verify_rows", "inputs", "keep_samples", "drop_throttled"},
              "measure setting", errors);
   auto int_field = [&](const char* key, std::int64_t min, int& out) {
     if (!v.contains(key)) return;
@@ -57,6 +57,32 @@ MeasureSettings parse_measure(const json& v, const std::string& pointer, Measure
   if (v.contains("l2_flush")) {
     const auto b = get_bool(v["l2_flush"], ptr(pointer, "l2_flush"), errors);
     if (b) base.l2_flush = *b;
+  }
+  if (v.contains("keep_samples")) {
+    // true keeps up to kMaxKeptSamples, false none, a count that many; more than the cap is
+    // refused rather than silently capped, so a config never asks for what results lack.
+    const std::string p = ptr(pointer, "keep_samples");
+    const json& k = v["keep_samples"];
+    const std::string want =
+        "expected true, false or a count from 0 to " + std::to_string(kMaxKeptSamples);
+    if (k.is_boolean()) {
+      base.keep_samples = k.get<bool>() ? kMaxKeptSamples : 0;
+    } else if ((k.is_number_integer() || k.is_number_unsigned()) && !k.is_number_float()) {
+      const bool negative =
+          k.is_number_integer() && !k.is_number_unsigned() && k.get<std::int64_t>() < 0;
+      if (negative || k.get<std::uint64_t>() > static_cast<std::uint64_t>(kMaxKeptSamples)) {
+        errors.add(p, want + " (at most " + std::to_string(kMaxKeptSamples) +
+                          " samples are kept per case), got " + show(k));
+      } else {
+        base.keep_samples = k.get<int>();
+      }
+    } else {
+      errors.add(p, want + ", got " + show(k));
+    }
+  }
+  if (v.contains("drop_throttled")) {
+    const auto b = get_bool(v["drop_throttled"], ptr(pointer, "drop_throttled"), errors);
+    if (b) base.drop_throttled = *b;
   }
   if (v.contains("inputs")) {
     const std::string p = ptr(pointer, "inputs");

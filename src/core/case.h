@@ -29,6 +29,10 @@ std::optional<Mode> parse_mode(std::string_view);
 std::optional<InputDist> parse_input_dist(std::string_view);
 int dtype_bytes(DType);
 
+// Raw samples a case can keep in results (the first ones, in the order taken): enough for a
+// rank test between two runs, bounded so a long case does not swell the file.
+inline constexpr int kMaxKeptSamples = 1000;
+
 // How a case is measured. Defaults come from the config's "measure" block; a sweep may
 // override them.
 struct MeasureSettings {
@@ -41,6 +45,12 @@ struct MeasureSettings {
   bool l2_flush = true;
   int verify_rows = 256;  // float64 reference rows per case (all rows when fewer)
   InputDist inputs = InputDist::normal;
+  // How many of the timed samples results keep (time_ms.samples); 0 keeps none. The config
+  // takes true (kMaxKeptSamples), false (0) or a count up to kMaxKeptSamples.
+  int keep_samples = kMaxKeptSamples;
+  // Samples taken while the GPU reported a throttle reason other than idle are left out of the
+  // statistics (and counted) instead of only flagged.
+  bool drop_throttled = false;
 };
 
 struct Case {

@@ -17,15 +17,19 @@ std::optional<Status> parse_status(std::string_view);
 
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// Raw samples kept per case in results (the first ones, in the order taken): enough for a rank
-// test between two runs, bounded so a long case does not swell the file.
-inline constexpr int kMaxKeptSamples = 1000;
-
 struct TimeStats {
   double median = kNaN, mean = kNaN, min = kNaN, max = kNaN, p10 = kNaN, p90 = kNaN, stdev = kNaN;
   int n = 0;
-  double first_ms = kNaN;       // the very first launch (cold: module load, caches)
-  std::vector<double> samples;  // the timed samples in the order taken, at most kMaxKeptSamples
+  double first_ms = kNaN;  // the very first launch (cold: module load, caches)
+  // The samples the statistics used, in the order taken: the first measure.keep_samples.
+  std::vector<double> samples;
+  // Indices (in the order taken, among the samples the statistics used) of samples taken while
+  // the GPU was throttled; only indices below kMaxKeptSamples.
+  std::vector<int> throttled_at;
+  // measure.drop_throttled: throttled samples left out of the statistics; -1 when not
+  // recorded, and then dropped_throttled_absent says why (when drop_throttled asked for it).
+  int dropped_throttled = -1;
+  std::string dropped_throttled_absent;
 };
 
 struct MemoryStats {
@@ -72,9 +76,12 @@ struct CaseResult {
   Status status = Status::ok;
   std::string reason;  // why unsupported / oom / error
   TimeStats time;
-  double flops = 0;          // by flash-attention's convention
-  double tflops = kNaN;      // flops / median time
-  double gbps = kNaN;        // minimal bytes (inputs once, outputs once) / median time
+  double flops = 0;      // by flash-attention's convention
+  double tflops = kNaN;  // flops / median time
+  double gbps = kNaN;    // minimal bytes (inputs once, outputs once) / median time
+  // tflops and gbps as percentages of the device's vendor peaks (core/gpu_peaks.h); NaN where
+  // the device or dtype has none.
+  double pct_of_peak_flops = kNaN, pct_of_peak_bw = kNaN;
   double prepare_ms = kNaN;  // wall time of backend.prepare() (workspace, plan building)
   std::string backend_info;  // free-form, from Backend::info() after prepare(); "" when none
   MemoryStats memory;

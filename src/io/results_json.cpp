@@ -1,6 +1,7 @@
 // JSON results writer (schema "fa2bench/results/1"; see docs/results_schema.md).
 #include "io/results_json.h"
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "core/backend_catalog.h"
@@ -63,7 +64,9 @@ J case_json(const CaseResult& r) {
                   {"seed", m.seed},
                   {"inputs", to_string(m.inputs)},
                   {"l2_flush", m.l2_flush},
-                  {"verify_rows", m.verify_rows}};
+                  {"verify_rows", m.verify_rows},
+                  {"keep_samples", m.keep_samples},
+                  {"drop_throttled", m.drop_throttled}};
   j["target"] = r.target;
   if (r.device_index >= 0) j["device_index"] = r.device_index;
   j["status"] = to_string(r.status);
@@ -78,9 +81,16 @@ J case_json(const CaseResult& r) {
     for (double x : t.samples) kept.push_back(number_json<J>(x));
     j["time_ms"]["samples"] = kept;
   }
+  if (!t.throttled_at.empty()) j["time_ms"]["throttled_at"] = t.throttled_at;
+  if (t.dropped_throttled >= 0) j["time_ms"]["dropped_throttled"] = t.dropped_throttled;
+  if (!t.dropped_throttled_absent.empty())
+    j["time_ms"]["dropped_throttled_absent"] = t.dropped_throttled_absent;
   j["flops"] = number_json<J>(r.flops);
   j["tflops"] = number_json<J>(r.tflops);
   j["gbps"] = number_json<J>(r.gbps);
+  // Only where the device has a known peak, so a missing one is never read as 0%.
+  if (std::isfinite(r.pct_of_peak_flops)) j["pct_of_peak_flops"] = r.pct_of_peak_flops;
+  if (std::isfinite(r.pct_of_peak_bw)) j["pct_of_peak_bw"] = r.pct_of_peak_bw;
   j["prepare_ms"] = number_json<J>(r.prepare_ms);
   if (!r.backend_info.empty()) j["backend_info"] = r.backend_info;
   j["memory"] = {{"peak_bytes", r.memory.peak_bytes},
@@ -139,6 +149,10 @@ J conventions() {
       "CPU target); L2 flushed before each sample when measure.l2_flush; 'first' is the very "
       "first launch, not one of the samples. params.mode bwd times the backward alone (its "
       "forward ran once before, untimed); fwd_bwd times forward and backward together";
+  j["pct_of_peak_flops"] =
+      "100 * tflops / the device's dense tensor peak for the case's dtype (device.peak_tflops, "
+      "vendor data sheets); pct_of_peak_bw: 100 * gbps / device.peak_bw_gbs; absent where the "
+      "device or dtype has no peak (device.peaks_absent says why)";
   j["peak_bytes"] = "tracked allocations during the case, inputs and outputs included";
   j["workspace_bytes"] = "tracked peak beyond Q, K, V, O and LSE (and dO, dQ, dK, dV)";
   j["saved_bytes"] =

@@ -198,6 +198,15 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
     if (const json* v = rd.find(*m, "seed")) ms.seed = rd.to_uint(*v, mp + "/seed");
     rd.opt_bool(*m, mp, "l2_flush", ms.l2_flush);
     rd.opt_int(*m, mp, "verify_rows", ms.verify_rows);
+    // Written as a count; a hand-edited file may say true or false as the config does.
+    if (const json* v = rd.find(*m, "keep_samples")) {
+      if (v->is_boolean()) {
+        ms.keep_samples = v->get<bool>() ? kMaxKeptSamples : 0;
+      } else {
+        rd.opt_int(*m, mp, "keep_samples", ms.keep_samples);
+      }
+    }
+    rd.opt_bool(*m, mp, "drop_throttled", ms.drop_throttled);
     if (const json* v = rd.find(*m, "inputs")) {
       ms.inputs = rd.enum_value<InputDist>(rd.to_string(*v, mp + "/inputs"), mp + "/inputs",
                                            "input distribution",
@@ -227,6 +236,17 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
       for (std::size_t i = 0; i < kept->size(); ++i)
         ts.samples.push_back(rd.to_double((*kept)[i], fmt::format("{}/samples/{}", tp, i)));
     }
+    if (const json* flagged = rd.opt_array(*t, tp, "throttled_at")) {
+      for (std::size_t i = 0; i < flagged->size(); ++i) {
+        const std::string where = fmt::format("{}/throttled_at/{}", tp, i);
+        const std::int64_t index = rd.to_int((*flagged)[i], where);
+        if (index < 0 || index >= kMaxKeptSamples)
+          rd.fail(where, fmt::format("expected 0 to {}", kMaxKeptSamples - 1));
+        ts.throttled_at.push_back(static_cast<int>(index));
+      }
+    }
+    rd.opt_int(*t, tp, "dropped_throttled", ts.dropped_throttled);
+    rd.opt_string(*t, tp, "dropped_throttled_absent", ts.dropped_throttled_absent);
   }
   // Kept as written (merge and compare pass it through); a reader needs no field of it.
   if (const json* g = rd.opt_object(j, at, "gpu_state")) r.gpu_state = *g;
@@ -235,6 +255,8 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
   rd.opt_string(j, at, "backend_info", r.backend_info);
   rd.opt_double(j, at, "tflops", r.tflops);
   rd.opt_double(j, at, "gbps", r.gbps);
+  rd.opt_double(j, at, "pct_of_peak_flops", r.pct_of_peak_flops);
+  rd.opt_double(j, at, "pct_of_peak_bw", r.pct_of_peak_bw);
 
   const std::string mem = at + "/memory";
   if (const json* m = rd.opt_object(j, at, "memory")) {

@@ -11,9 +11,11 @@
 
 #include "backends/shape_params.h"
 #include "common/numeric.h"
+#include "core/gpu_peaks.h"
 #include "core/gpu_state.h"
 #include "core/shape_algebra.h"
 #include "core/stats.h"
+#include "core/throttled_samples.h"
 #include "runner/case_dump.h"
 #include "verify/reference.h"
 #include "verify/reference_grad.h"
@@ -182,7 +184,11 @@ void sample_timings(const Case& c, const std::function<void()>& launch, Platform
     if (probe) state_after.push_back(probe->read());
     const int n = static_cast<int>(samples.size());
     if (n >= m.min_samples) {
-      if (relative_spread(summarize(samples)) <= m.target_rel_spread) break;
+      // The spread of the samples the statistics will use: with drop_throttled, a throttled
+      // sample must not stop (or prolong) the sampling.
+      const std::vector<double> used =
+          m.drop_throttled ? select_samples(samples, state_after, true).used : samples;
+      if (!used.empty() && relative_spread(summarize(used)) <= m.target_rel_spread) break;
       const double elapsed =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (elapsed >= m.max_time_s) break;
@@ -191,11 +197,25 @@ void sample_timings(const Case& c, const std::function<void()>& launch, Platform
   platform.check_after_run("timed samples");
   r.gpu_state = probe ? gpu_state_json(state_start, state_after, r.flops)
                       : gpu_state_absent_json(platform.gpu_state_absent());
+  SampleSelection sel = select_samples(samples, state_after, m.drop_throttled);
   const double first = r.time.first_ms;
-  r.time = summarize(samples);
+  r.time = summarize(sel.used);
   r.time.first_ms = first;
-  r.time.samples.assign(samples.begin(),
-                        samples.begin() + std::min<std::size_t>(samples.size(), kMaxKeptSamples));
+  const std::size_t keep = std::min<std::size_t>(
+      sel.used.size(), static_cast<std::size_t>(std::clamp(m.keep_samples, 0, kMaxKeptSamples)));
+  r.time.samples.assign(sel.used.begin(), sel.used.begin() + static_cast<std::ptrdiff_t>(keep));
+  for (int i : sel.throttled_at) {
+    if (i < kMaxKeptSamples) r.time.throttled_at.push_back(i);
+  }
+  if (m.drop_throttled) {
+    if (sel.known) {
+      r.time.dropped_throttled = sel.dropped;
+    } else {
+      r.time.dropped_throttled_absent =
+          probe ? "the device did not report throttle reasons for every sample"
+                : platform.gpu_state_absent();
+    }
+  }
 }
 
 }  // namespace
@@ -281,6 +301,10 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
     r.memory.workspace_bytes = r.memory.peak_bytes - io;
     r.tflops = r.flops / (r.time.median * 1e-3) / 1e12;
     r.gbps = static_cast<double>(min_traffic_bytes(c)) / (r.time.median * 1e-3) / 1e9;
+    // NaN where the device has no peak in the table (the CPU target, an unknown GPU, fp32).
+    const nlohmann::json device = with_device_peaks(platform.device_block());
+    r.pct_of_peak_flops = 100 * r.tflops / block_peak_tflops(device, c.dtype);
+    r.pct_of_peak_bw = 100 * r.gbps / block_peak_bw_gbs(device);
   } catch (const OutOfMemory& e) {
     r.status = Status::oom;
     r.reason = e.what();

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "build_info.h"
+#include "core/gpu_peaks.h"
 #include "io/jsonl_writer.h"
 #include "runtime/device_info.h"
 
@@ -62,7 +63,8 @@ ResultSet run_sweep(const ConfigSource& config, const std::vector<Case>& cases,
              {"git", FA2BENCH_GIT},
              {"build", FA2BENCH_BUILD_TYPE}};
   rs.host = host_block();
-  rs.device = target.device_block;
+  // The device's vendor peaks (or why there are none), beside what the device reports.
+  rs.device = with_device_peaks(target.device_block);
   rs.target = target.target;
   rs.config_path = config.path;
   rs.config_sha256 = config.sha256;

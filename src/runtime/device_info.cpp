@@ -7,6 +7,8 @@
 #include <fstream>
 #include <thread>
 
+#include "runtime/gpu_state_probe.h"
+
 namespace fa2b {
 
 int cpu_threads() {
@@ -85,6 +87,12 @@ TargetInfo target_info(const GpuInfo& g) {
 std::vector<GpuInfo> list_gpus(std::string* why) {
   if (why) *why = "this build of fa2bench has no CUDA support";
   return {};
+}
+
+// NVML is read in runtime/cuda/nvml_probe.cpp, built with the CUDA target only.
+bool read_gpu_status(const std::string&, GpuStatus&, std::string* why) {
+  if (why) *why = "this build of fa2bench has no CUDA support, so no NVML";
+  return false;
 }
 #endif
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/gpu_state.h"
+#include "core/gpu_status.h"
 
 namespace fa2b {
 
@@ -19,5 +20,10 @@ class GpuStateProbe {
 // NVML (libnvidia-ml.so.1, loaded at run time) for the device at `pci_bus` ("0000:19:00"
 // as cudaDeviceProp gives it). Null with `why` where NVML or the device cannot be had.
 std::unique_ptr<GpuStateProbe> make_nvml_probe(const std::string& pci_bus, std::string* why);
+
+// The device's clocks, their maxima, power against its limit and the throttle reasons now,
+// through NVML, for `fa2bench devices`. False with `why` (one line) where NVML or the device
+// cannot be had (always in a build without CUDA).
+bool read_gpu_status(const std::string& pci_bus, GpuStatus& out, std::string* why);
 
 }  // namespace fa2b

@@ -61,6 +61,10 @@ expect_output "NVIDIA A100-SXM4-80GB"
 expect_exit 0 "$BIN" compare "$D/base.json" "$D/other_gpu.json" --normalize
 expect_output "% of peak"
 expect_output "peak 312 TFLOP/s"
+# The mode may be named; it is the only one.
+expect_exit 0 "$BIN" compare "$D/base.json" "$D/other_gpu.json" --normalize peak
+expect_output "% of peak"
+expect_exit 2 "$BIN" compare "$D/base.json" "$D/other_gpu.json" --normalize tflops
 # Different configs: a warning, still compared.
 expect_exit 0 "$BIN" compare "$D/base.json" "$D/other_config.json" --fail-on-regression
 expect_output "different configs"

@@ -170,14 +170,23 @@ TEST(CompareResults, DuplicateIdsAreReported) {
 }
 
 TEST(CompareNormalize, PeakFromBlockOrTable) {
-  EXPECT_EQ(device_peak_tflops({{"name", "NVIDIA H200"}}), 989.0);
-  EXPECT_EQ(device_peak_tflops({{"name", "NVIDIA H100 80GB HBM3"}}), 989.0);
+  // Since issue 18 the table (core/gpu_peaks.cpp) holds half the data sheets' 1,979 sparse
+  // TFLOPS for H100 SXM and H200 (989.5, was rounded to 989) and knows L40S and H100 PCIe.
+  EXPECT_EQ(device_peak_tflops({{"name", "NVIDIA H200"}}), 989.5);
+  EXPECT_EQ(device_peak_tflops({{"name", "NVIDIA H100 80GB HBM3"}}), 989.5);
   EXPECT_EQ(device_peak_tflops({{"name", "NVIDIA A100-SXM4-80GB"}}), 312.0);
   EXPECT_EQ(device_peak_tflops({{"name", "NVIDIA L4"}}), 121.0);
-  EXPECT_FALSE(device_peak_tflops({{"name", "NVIDIA L40S"}}));
-  EXPECT_FALSE(device_peak_tflops({{"name", "NVIDIA H100 PCIe"}}));
+  EXPECT_EQ(device_peak_tflops({{"name", "NVIDIA L40S"}}), 362.05);
+  EXPECT_EQ(device_peak_tflops({{"name", "NVIDIA H100 PCIe"}}), 756.5);
+  EXPECT_FALSE(device_peak_tflops({{"name", "NVIDIA H200"}}, DType::fp32));
+  EXPECT_FALSE(device_peak_tflops({{"name", "NVIDIA GeForce GTX 1080"}}));
   EXPECT_FALSE(device_peak_tflops({{"kind", "cpu"}, {"name", "AMD EPYC"}}));
   EXPECT_EQ(device_peak_tflops({{"name", "NVIDIA L40S"}, {"peak_tflops", 362.0}}), 362.0);
+  // The per-dtype block sweep writes.
+  const nlohmann::json written = {{"name", "NVIDIA H200"},
+                                  {"peak_tflops", {{"fp16", 900.0}, {"bf16", 901.0}}}};
+  EXPECT_EQ(device_peak_tflops(written, DType::bf16), 901.0);
+  EXPECT_FALSE(device_peak_tflops(written, DType::fp32));
   EXPECT_FALSE(device_peak_tflops(nullptr));
 }
 
@@ -188,9 +197,20 @@ TEST(CompareNormalize, DividesByEachDevicesPeak) {
   const Comparison raw = compare_results(h200, "h", a100, "a", {});
   EXPECT_NEAR(raw.cases[0].tflops_ratio, 1 / 3.2, 1e-9);
   const Comparison norm = compare_results(h200, "h", a100, "a", {0.05, true});
-  EXPECT_NEAR(norm.cases[0].tflops_ratio, (989.0 / 312.0) / 3.2, 1e-9);
-  EXPECT_EQ(norm.base.peak_tflops, 989.0);
+  EXPECT_NEAR(norm.cases[0].tflops_ratio, (989.5 / 312.0) / 3.2, 1e-9);
+  EXPECT_EQ(norm.base.peak_tflops, 989.5);
   EXPECT_EQ(norm.next.peak_tflops, 312.0);
+}
+
+TEST(CompareNormalize, UsesEachCasesRecordedPctOfPeak) {
+  // A case that recorded its own pct_of_peak_flops is compared on it, not recomputed.
+  ResultSet h200 = run_of({timed("fa2", 64, 1.0)}, "NVIDIA H200");
+  ResultSet a100 = run_of({timed("fa2", 64, 3.2)}, "NVIDIA A100-SXM4-80GB");
+  h200.cases[0].pct_of_peak_flops = 40.0;
+  a100.cases[0].pct_of_peak_flops = 50.0;
+  const Comparison norm = compare_results(h200, "h", a100, "a", {0.05, true});
+  EXPECT_NEAR(norm.cases[0].tflops_ratio, 1.25, 1e-12);
+  EXPECT_NE(compare_table_text(norm).find("% of peak"), std::string::npos);
 }
 
 TEST(CompareNormalize, UnknownDeviceIsRefusedByName) {

@@ -324,6 +324,38 @@ TEST(ConfigErrors, WrongTypes) {
   EXPECT_TRUE(HasError(j, "/measure/max_time_s: expected a number, got \"5\""));
 }
 
+TEST(ConfigExpand, KeepSamplesAndDropThrottled) {
+  json j = base();
+  EXPECT_EQ(parse_config(j, "t.json").cases[0].measure.keep_samples, kMaxKeptSamples);
+  EXPECT_FALSE(parse_config(j, "t.json").cases[0].measure.drop_throttled);
+  j["measure"] = {{"keep_samples", false}, {"drop_throttled", true}};
+  EXPECT_EQ(parse_config(j, "t.json").cases[0].measure.keep_samples, 0);
+  EXPECT_TRUE(parse_config(j, "t.json").cases[0].measure.drop_throttled);
+  j["measure"] = {{"keep_samples", true}};
+  EXPECT_EQ(parse_config(j, "t.json").cases[0].measure.keep_samples, 1000);
+  j["measure"] = {{"keep_samples", 25}};
+  EXPECT_EQ(parse_config(j, "t.json").cases[0].measure.keep_samples, 25);
+  j["measure"] = {{"keep_samples", 1000}};
+  EXPECT_EQ(parse_config(j, "t.json").cases[0].measure.keep_samples, 1000);
+}
+
+TEST(ConfigErrors, KeepSamplesBeyondTheCapOrOfAnotherType) {
+  json j = base();
+  j["measure"] = {{"keep_samples", 1001}, {"drop_throttled", "yes"}};
+  EXPECT_TRUE(HasError(j,
+                       "/measure/keep_samples: expected true, false or a count from 0 to 1000 "
+                       "(at most 1000 samples are kept per case), got 1001"));
+  EXPECT_TRUE(HasError(j, "/measure/drop_throttled: expected true or false, got \"yes\""));
+  j["measure"] = {{"keep_samples", -1}};
+  EXPECT_TRUE(HasError(j, "/measure/keep_samples: expected true, false or a count"));
+  j["measure"] = {{"keep_samples", "all"}};
+  EXPECT_TRUE(HasError(j,
+                       "/measure/keep_samples: expected true, false or a count from 0 to 1000, "
+                       "got \"all\""));
+  j["measure"] = {{"keep_samples", 2.5}};
+  EXPECT_TRUE(HasError(j, "/measure/keep_samples: expected true, false or a count"));
+}
+
 TEST(ConfigErrors, NonPositiveSizes) {
   json j = base();
   j["sweeps"][0]["grid"]["T"] = {0, 128};

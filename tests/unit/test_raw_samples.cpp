@@ -43,6 +43,25 @@ TEST(RawSamples, WrittenInOrderAndReadBack) {
   EXPECT_EQ(back.cases[0].time.samples, taken);
 }
 
+TEST(RawSamples, ThrottleFlagsAndKeepSettingsReadBack) {
+  ResultSet rs = one_case_with_samples({1.0, 3.0, 1.1});
+  rs.cases[0].c.measure.keep_samples = 3;
+  rs.cases[0].c.measure.drop_throttled = true;
+  rs.cases[0].time.throttled_at = {1};
+  rs.cases[0].time.dropped_throttled = 0;
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "fa2bench_raw_samples_flags.json").string();
+  write_results_json(rs, path);
+  const ResultSet back = load_results(path);
+  std::remove(path.c_str());
+  ASSERT_EQ(back.cases.size(), 1u);
+  EXPECT_EQ(back.cases[0].c.measure.keep_samples, 3);
+  EXPECT_TRUE(back.cases[0].c.measure.drop_throttled);
+  EXPECT_EQ(back.cases[0].time.throttled_at, (std::vector<int>{1}));
+  EXPECT_EQ(back.cases[0].time.dropped_throttled, 0);
+  EXPECT_TRUE(back.cases[0].time.dropped_throttled_absent.empty());
+}
+
 TEST(RawSamples, AbsentWhenNoneWereTaken) {
   const nlohmann::json j = to_json(one_case_with_samples({}).cases[0]);
   EXPECT_FALSE(j["time_ms"].contains("samples"));

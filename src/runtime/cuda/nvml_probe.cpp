@@ -26,6 +26,8 @@ struct NvmlApi {
   NvmlReturn (*Temperature)(NvmlDevice, int, unsigned*);
   NvmlReturn (*TotalEnergy)(NvmlDevice, unsigned long long*);
   NvmlReturn (*ThrottleReasons)(NvmlDevice, unsigned long long*);
+  NvmlReturn (*MaxClockInfo)(NvmlDevice, int, unsigned*);
+  NvmlReturn (*PowerLimit)(NvmlDevice, unsigned*);
 };
 
 template <class F>
@@ -56,6 +58,8 @@ const NvmlApi* nvml(std::string* why) {
     }
     // Optional: older drivers or GPUs without them leave the energy or reasons unknown.
     (void)load(lib, "nvmlDeviceGetTotalEnergyConsumption", a.TotalEnergy);
+    (void)load(lib, "nvmlDeviceGetMaxClockInfo", a.MaxClockInfo);
+    (void)load(lib, "nvmlDeviceGetEnforcedPowerLimit", a.PowerLimit);
     if (!load(lib, "nvmlDeviceGetCurrentClocksEventReasons", a.ThrottleReasons))
       (void)load(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", a.ThrottleReasons);
     const NvmlReturn r = a.Init();
@@ -72,6 +76,19 @@ const NvmlApi* nvml(std::string* why) {
 class NvmlProbe final : public GpuStateProbe {
  public:
   NvmlProbe(const NvmlApi& api, NvmlDevice dev) : api_(api), dev_(dev) {}
+  // Maxima and the power limit, beside a reading (for `devices`, not per sample).
+  GpuStatus status() {
+    GpuStatus s;
+    s.now = read();
+    unsigned v = 0;
+    if (api_.MaxClockInfo != nullptr && api_.MaxClockInfo(dev_, kClockSm, &v) == kNvmlSuccess)
+      s.max_sm_mhz = static_cast<int>(v);
+    if (api_.MaxClockInfo != nullptr && api_.MaxClockInfo(dev_, kClockMem, &v) == kNvmlSuccess)
+      s.max_mem_mhz = static_cast<int>(v);
+    if (api_.PowerLimit != nullptr && api_.PowerLimit(dev_, &v) == kNvmlSuccess)
+      s.power_limit_w = v / 1000.0;
+    return s;
+  }
   GpuReading read() override {
     GpuReading g;
     unsigned v = 0;
@@ -96,7 +113,9 @@ class NvmlProbe final : public GpuStateProbe {
 
 }  // namespace
 
-std::unique_ptr<GpuStateProbe> make_nvml_probe(const std::string& pci_bus, std::string* why) {
+namespace {
+
+std::unique_ptr<NvmlProbe> open_probe(const std::string& pci_bus, std::string* why) {
   const NvmlApi* api = nvml(why);
   if (api == nullptr) return nullptr;
   NvmlDevice dev = nullptr;
@@ -106,6 +125,19 @@ std::unique_ptr<GpuStateProbe> make_nvml_probe(const std::string& pci_bus, std::
     return nullptr;
   }
   return std::make_unique<NvmlProbe>(*api, dev);
+}
+
+}  // namespace
+
+std::unique_ptr<GpuStateProbe> make_nvml_probe(const std::string& pci_bus, std::string* why) {
+  return open_probe(pci_bus, why);
+}
+
+bool read_gpu_status(const std::string& pci_bus, GpuStatus& out, std::string* why) {
+  const std::unique_ptr<NvmlProbe> probe = open_probe(pci_bus, why);
+  if (!probe) return false;
+  out = probe->status();
+  return true;
 }
 
 }  // namespace fa2b

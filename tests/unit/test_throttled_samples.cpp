@@ -1,0 +1,164 @@
+// Throttled samples: flagged from the reading after each sample, dropped under
+// measure.drop_throttled, and a case run with a fake probe records what was dropped.
+#include <gtest/gtest.h>
+
+#include "backends/backend.h"
+#include "core/throttled_samples.h"
+#include "io/results_json.h"
+#include "runner/case_runner.h"
+#include "runner/platform.h"
+
+namespace fa2b {
+namespace {
+
+GpuReading with_reasons(std::uint64_t bits) {
+  GpuReading g;
+  g.sm_mhz = 1980;
+  g.throttle = bits;
+  g.throttle_known = true;
+  return g;
+}
+
+TEST(ThrottledSamples, IdleAndApplicationClocksDoNotMarkASample) {
+  EXPECT_FALSE(is_throttled(with_reasons(0x1)));
+  EXPECT_FALSE(is_throttled(with_reasons(0x2)));
+  EXPECT_TRUE(is_throttled(with_reasons(0x4)));   // sw_power_cap
+  EXPECT_TRUE(is_throttled(with_reasons(0x41)));  // idle and hw_thermal_slowdown
+  EXPECT_FALSE(is_throttled(GpuReading{}));       // unknown is not throttled
+}
+
+TEST(ThrottledSamples, FlaggedButKeptWithoutDrop) {
+  const SampleSelection s =
+      select_samples({1.0, 1.5, 1.1}, {with_reasons(0), with_reasons(0x4), with_reasons(1)}, false);
+  EXPECT_TRUE(s.known);
+  EXPECT_EQ(s.used, (std::vector<double>{1.0, 1.5, 1.1}));
+  EXPECT_EQ(s.throttled_at, (std::vector<int>{1}));
+  EXPECT_EQ(s.dropped, 0);
+}
+
+TEST(ThrottledSamples, DroppedWithDrop) {
+  const SampleSelection s = select_samples(
+      {1.0, 1.5, 1.1, 1.6},
+      {with_reasons(0), with_reasons(0x4), with_reasons(0), with_reasons(0x40)}, true);
+  EXPECT_EQ(s.used, (std::vector<double>{1.0, 1.1}));
+  EXPECT_TRUE(s.throttled_at.empty());
+  EXPECT_EQ(s.dropped, 2);
+}
+
+TEST(ThrottledSamples, AllThrottledKeepsAllFlagged) {
+  const SampleSelection s = select_samples({1.0, 1.2}, {with_reasons(4), with_reasons(4)}, true);
+  EXPECT_EQ(s.used.size(), 2u);
+  EXPECT_EQ(s.dropped, 0);
+  EXPECT_EQ(s.throttled_at, (std::vector<int>{0, 1}));
+}
+
+TEST(ThrottledSamples, UnknownWithoutReadingsOrReasons) {
+  EXPECT_FALSE(select_samples({1.0, 2.0}, {}, true).known);
+  EXPECT_EQ(select_samples({1.0, 2.0}, {}, true).used.size(), 2u);
+  EXPECT_FALSE(select_samples({1.0}, {GpuReading{}}, true).known);
+}
+
+// The host platform with a probe whose readings say "power capped" on every other sample.
+class ThrottlingPlatform final : public Platform {
+ public:
+  class Probe final : public GpuStateProbe {
+   public:
+    GpuReading read() override {
+      // Reading 0 is the start of the loop; readings 1, 2, ... follow samples 0, 1, ...
+      const bool capped = calls_ > 0 && (calls_ - 1) % 2 == 1;
+      ++calls_;
+      return with_reasons(capped ? 0x4 : 0x0);
+    }
+    int calls_ = 0;
+  };
+  explicit ThrottlingPlatform(bool with_probe) : host_(make_host_platform()), with_(with_probe) {}
+  std::string target() const override { return host_->target(); }
+  TargetInfo info() const override { return host_->info(); }
+  nlohmann::json device_block() const override { return host_->device_block(); }
+  MemoryTracker& tracker() override { return host_->tracker(); }
+  void* stream() override { return host_->stream(); }
+  void fill(void* p, const TensorDesc& t, DType d, std::uint64_t seed, InputTensor w,
+            InputDist dist) override {
+    host_->fill(p, t, d, seed, w, dist);
+  }
+  void poison(void* p, std::size_t bytes) override { host_->poison(p, bytes); }
+  std::int64_t count_nonfinite(const void* p, DType d, std::int64_t n) override {
+    return host_->count_nonfinite(p, d, n);
+  }
+  void copy_to_host(void* dst, const void* src, std::size_t bytes) override {
+    host_->copy_to_host(dst, src, bytes);
+  }
+  double time_ms(const std::function<void()>& launch, bool flush) override {
+    return host_->time_ms(launch, flush);
+  }
+  void check_after_run(const char* what) override { host_->check_after_run(what); }
+  bool broken(std::string* why) const override { return host_->broken(why); }
+  GpuStateProbe* gpu_state_probe() override { return with_ ? &probe_ : nullptr; }
+  std::string gpu_state_absent() const override { return "no probe in this test"; }
+
+ private:
+  std::unique_ptr<Platform> host_;
+  bool with_;
+  Probe probe_;
+};
+
+Case small_case(bool drop, int keep) {
+  Case c;
+  c.sweep = "test";
+  c.backend = c.role = "cpu-flash";
+  c.B = 1;
+  c.H = c.H_kv = 1;
+  c.T_q = c.T_k = 8;
+  c.D = 32;
+  c.measure.warmup = 0;
+  c.measure.min_samples = 6;
+  c.measure.max_samples = 6;
+  c.measure.target_rel_spread = 1e9;  // stop at min_samples: six samples exactly
+  c.measure.drop_throttled = drop;
+  c.measure.keep_samples = keep;
+  return c;
+}
+
+TEST(ThrottledSamples, RunnerDropsThrottledSamplesAndRecordsTheCount) {
+  ThrottlingPlatform platform(true);
+  auto backend = make_backend("cpu-flash");
+  const CaseResult r = run_case(small_case(true, kMaxKeptSamples), *backend, platform);
+  ASSERT_EQ(r.status, Status::ok) << r.reason;
+  EXPECT_EQ(r.time.n, 3);  // samples 1, 3, 5 were taken under the power cap
+  EXPECT_EQ(r.time.dropped_throttled, 3);
+  EXPECT_EQ(r.time.samples.size(), 3u);
+  EXPECT_TRUE(r.time.throttled_at.empty());
+  const nlohmann::json j = to_json(r);
+  EXPECT_EQ(j["time_ms"]["dropped_throttled"], 3);
+  EXPECT_EQ(j["measure"]["drop_throttled"], true);
+}
+
+TEST(ThrottledSamples, RunnerFlagsWithoutDropping) {
+  ThrottlingPlatform platform(true);
+  auto backend = make_backend("cpu-flash");
+  const CaseResult r = run_case(small_case(false, 4), *backend, platform);
+  ASSERT_EQ(r.status, Status::ok) << r.reason;
+  EXPECT_EQ(r.time.n, 6);
+  EXPECT_EQ(r.time.throttled_at, (std::vector<int>{1, 3, 5}));
+  EXPECT_EQ(r.time.samples.size(), 4u);  // keep_samples 4
+  EXPECT_EQ(r.time.dropped_throttled, -1);
+  const nlohmann::json j = to_json(r);
+  EXPECT_FALSE(j["time_ms"].contains("dropped_throttled"));
+  EXPECT_EQ(j["time_ms"]["throttled_at"], (std::vector<int>{1, 3, 5}));
+}
+
+TEST(ThrottledSamples, RunnerWithoutProbeRecordsWhyNothingWasDropped) {
+  ThrottlingPlatform platform(false);
+  auto backend = make_backend("cpu-flash");
+  const CaseResult r = run_case(small_case(true, 0), *backend, platform);
+  ASSERT_EQ(r.status, Status::ok) << r.reason;
+  EXPECT_EQ(r.time.n, 6);
+  EXPECT_TRUE(r.time.samples.empty());  // keep_samples 0
+  const nlohmann::json j = to_json(r);
+  EXPECT_FALSE(j["time_ms"].contains("samples"));
+  EXPECT_FALSE(j["time_ms"].contains("dropped_throttled"));
+  EXPECT_EQ(j["time_ms"]["dropped_throttled_absent"], "no probe in this test");
+}
+
+}  // namespace
+}  // namespace fa2b
