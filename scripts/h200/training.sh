@@ -6,7 +6,8 @@
 # perf: configs/perf_train.json (its backends) and PyTorch SDPA (TORCH_BACKENDS, default
 #       flash,cudnn) in fwd_bwd on the same cases in the same job, then compare --pair
 #       fa2=torch-flash --pair fa3=torch-flash --pair cudnn=torch-cudnn. PERF_FILTER (a case-id
-#       regex, e.g. D128) runs part of the grid, PyTorch on the same shapes.
+#       regex, e.g. D128) runs part of the grid, PyTorch on the same shapes; PERF_TAG names the
+#       results folder perf_train_TAG.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/h200/env.sh
@@ -25,7 +26,7 @@ for stage in ${STAGES:-seed perf}; do
       echo "seed_training: exit $? in $(( $(date +%s) - start ))s"
       ;;
     perf)
-      dir=$root/perf_train
+      dir=$root/perf_train${PERF_TAG:+_$PERF_TAG}
       rm -rf "$dir" && mkdir -p "$dir"
       gpu_state > "$dir/gpu_state.csv"
       start=$(date +%s)
