@@ -15,7 +15,8 @@
 #                     4097 repeats the paths of 17 and 1000 at 16x the cost under racecheck)
 #   SANITIZE_MEMCHECK_MAX_T  the same bound for memcheck (default: none, every length)
 #
-# Default filter: the kernel correctness tests of fa2bench_gpu_tests. Fa2KernelSweep, Fa2BwdSweep
+# Default filter: the kernel correctness tests of fa2bench_gpu_tests. Fa2KernelSweep, Fa2BwdSweep,
+# Fa3KernelSweep, Fa3BwdSweep (on sm_90; they skip elsewhere)
 # (the backward) and NaiveSweep instantiate every (dtype, head dim) kernel with odd lengths (1, 17, 127, 1000,
 # 4097, T_q != T_k, both masks; racecheck stops at SANITIZE_MAX_T), plus the layout, GQA and decode tests. memcheck also runs the
 # large ones (a >65535-block grid, a long sequence); racecheck and synccheck skip those two,
@@ -32,8 +33,8 @@ OUT=${SANITIZE_OUT:-$BUILD/sanitize}
 TOOLS=${SANITIZE_TOOLS:-memcheck racecheck synccheck}
 CLASSES=${SANITIZE_CLASSES:-small large}
 JOBS=${SANITIZE_JOBS:-4}
-KERNELS='*Fa2Kernel*:*Fa2Bwd*:*NaiveKernel*:*NaiveSweep*'
-LARGE='*GridBeyond65535Blocks*:*LongSequencePastTileMultiples*:*Fa2Bwd.LongSequence*'
+KERNELS='*Fa2Kernel*:*Fa2Bwd*:*Fa3Kernel*:*Fa3Bwd*:*NaiveKernel*:*NaiveSweep*'
+LARGE='*GridBeyond65535Blocks*:*LongSequencePastTileMultiples*:*Fa2Bwd.LongSequence*:*Fa3Bwd.LongSequence*'
 CS=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)}
 
 [ -x "$TESTS" ] || { echo "sanitize: $TESTS not found: build with CUDA first" >&2; exit 2; }
