@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 
+#include "fa2/fa2_bwd_passes.cuh"
 #include "fa3/fa3_bwd_kernel.cuh"
 #include "fa3/fa3_bwd_launch.h"
 #include "fa3/fa3_bwd_traits.h"
@@ -26,18 +27,10 @@ template <typename T, int kHeadDim>
 cudaError_t run_fa3_bwd(const AttnBwdParams& p, float* dq_accum, float* d_sum,
                         cudaStream_t stream) {
   using Traits = Fa3BwdTraits<kHeadDim>;
-  const long long rows = static_cast<long long>(p.fwd.B) * p.fwd.H * p.fwd.T_q;
-  fa2::fa2_bwd_preprocess<T, kHeadDim>
-      <<<static_cast<unsigned>((rows + 7) / 8), 256, 0, stream>>>(p, dq_accum, d_sum);
-  cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) return err;
-  err = p.fwd.causal ? launch_fa3_bwd_main<Traits, T, true>(p, dq_accum, d_sum, stream)
-                     : launch_fa3_bwd_main<Traits, T, false>(p, dq_accum, d_sum, stream);
-  if (err != cudaSuccess) return err;
-  const long long chunks = rows * (kHeadDim / 8);
-  fa2::fa2_bwd_convert_dq<T, kHeadDim>
-      <<<static_cast<unsigned>((chunks + 255) / 256), 256, 0, stream>>>(p, dq_accum);
-  return cudaGetLastError();
+  return run_bwd_passes<T, kHeadDim>(p, dq_accum, d_sum, stream, [&] {
+    return p.fwd.causal ? launch_fa3_bwd_main<Traits, T, true>(p, dq_accum, d_sum, stream)
+                        : launch_fa3_bwd_main<Traits, T, false>(p, dq_accum, d_sum, stream);
+  });
 }
 
 }  // namespace fa2b

@@ -26,20 +26,6 @@ struct PlanArgs {
   std::string cases_json;
 };
 
-nlohmann::json measure_json(const MeasureSettings& m) {
-  return {{"warmup", m.warmup},
-          {"min_samples", m.min_samples},
-          {"max_samples", m.max_samples},
-          {"target_rel_spread", m.target_rel_spread},
-          {"max_time_s", m.max_time_s},
-          {"seed", m.seed},
-          {"l2_flush", m.l2_flush},
-          {"verify_rows", m.verify_rows},
-          {"inputs", to_string(m.inputs)},
-          {"keep_samples", m.keep_samples},
-          {"drop_throttled", m.drop_throttled}};
-}
-
 // The expanded cases as JSON, for tools that run the same grid elsewhere
 // (scripts/torch_sdpa_baseline.py; transformer cases, "scope": "transformer", for
 // scripts/torch_train_step.py).

@@ -19,20 +19,6 @@
 namespace fa2b {
 namespace {
 
-nlohmann::json measure_json(const MeasureSettings& m) {
-  return {{"warmup", m.warmup},
-          {"min_samples", m.min_samples},
-          {"max_samples", m.max_samples},
-          {"target_rel_spread", m.target_rel_spread},
-          {"max_time_s", m.max_time_s},
-          {"seed", m.seed},
-          {"l2_flush", m.l2_flush},
-          {"verify_rows", m.verify_rows},
-          {"inputs", std::string(to_string(m.inputs))},
-          {"keep_samples", m.keep_samples},
-          {"drop_throttled", m.drop_throttled}};
-}
-
 std::string fmt_num(double v, int prec) {
   return std::isnan(v) ? std::string("-") : fmt::format("{:.{}f}", v, prec);
 }

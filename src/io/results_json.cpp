@@ -44,6 +44,22 @@ J params_block(const Case& c) {
   return p;
 }
 
+// The measuring settings a case ran with, as results, `plan` and `tune` write them.
+template <class J>
+J measure_block(const MeasureSettings& m) {
+  return {{"warmup", m.warmup},
+          {"min_samples", m.min_samples},
+          {"max_samples", m.max_samples},
+          {"target_rel_spread", number_json<J>(m.target_rel_spread)},
+          {"max_time_s", number_json<J>(m.max_time_s)},
+          {"seed", m.seed},
+          {"inputs", to_string(m.inputs)},
+          {"l2_flush", m.l2_flush},
+          {"verify_rows", m.verify_rows},
+          {"keep_samples", m.keep_samples},
+          {"drop_throttled", m.drop_throttled}};
+}
+
 template <class J>
 J case_json(const CaseResult& r) {
   const Case& c = r.c;
@@ -56,17 +72,7 @@ J case_json(const CaseResult& r) {
   j["backend"] = c.backend;
   j["role"] = c.role;
   j["params"] = params_block<J>(c);
-  j["measure"] = {{"warmup", m.warmup},
-                  {"min_samples", m.min_samples},
-                  {"max_samples", m.max_samples},
-                  {"target_rel_spread", number_json<J>(m.target_rel_spread)},
-                  {"max_time_s", number_json<J>(m.max_time_s)},
-                  {"seed", m.seed},
-                  {"inputs", to_string(m.inputs)},
-                  {"l2_flush", m.l2_flush},
-                  {"verify_rows", m.verify_rows},
-                  {"keep_samples", m.keep_samples},
-                  {"drop_throttled", m.drop_throttled}};
+  j["measure"] = measure_block<J>(m);
   j["target"] = r.target;
   if (r.device_index >= 0) j["device_index"] = r.device_index;
   j["status"] = to_string(r.status);
@@ -240,6 +246,10 @@ ordered_json ordered_json_of(const ResultSet& rs) {
 
 json params_json(const Case& c) {
   return params_block<json>(c);
+}
+
+json measure_json(const MeasureSettings& m) {
+  return measure_block<json>(m);
 }
 
 json model_params_json(const ModelCase& c) {

@@ -14,6 +14,8 @@ namespace fa2b {
 
 // A case's shape parameters (B, H, H_kv, T_q, T_k, D, dtype, causal, layout, mode).
 nlohmann::json params_json(const Case& c);
+// The measuring settings of a case (results files, `plan --cases-json`, `tune`).
+nlohmann::json measure_json(const MeasureSettings& m);
 // The params block of a transformer case (results files and `plan --cases-json`).
 nlohmann::json model_params_json(const ModelCase& c);
 nlohmann::json to_json(const CaseResult& r);

@@ -21,20 +21,13 @@
 #include "common/device_utils.h"
 #include "common/numeric.h"
 #include "core/case.h"
+#include "dev_buf.h"
 #include "fa2/fa2_head_dims.h"
 
 namespace fa2b {
 namespace bwd_test {
 
-struct DevBuf {
-  void* ptr = nullptr;
-  explicit DevBuf(std::size_t bytes) {
-    if (cudaMalloc(&ptr, std::max<std::size_t>(bytes, 16)) != cudaSuccess) ptr = nullptr;
-  }
-  ~DevBuf() { cudaFree(ptr); }
-  DevBuf(const DevBuf&) = delete;
-  DevBuf& operator=(const DevBuf&) = delete;
-};
+using ::fa2b::DevBuf;
 
 struct Shape {
   DType dtype = DType::bf16;
@@ -273,6 +266,33 @@ inline void check_grads(const Problem& pr) {
   expect_close("dQ", download(pr.dq->ptr, s, s.H, s.T_q), want.dq, s.dtype);
   expect_close("dK", download(pr.dk->ptr, s, s.H_kv, s.T_k), want.dk, s.dtype);
   expect_close("dV", download(pr.dv->ptr, s, s.H_kv, s.T_k), want.dv, s.dtype);
+}
+
+// The entry points of a flash-style kernel family (fa2, fa3): forward with the LSE, backward
+// with an fp32 dQ workspace.
+struct FlashKernels {
+  bool (*bwd_supported)(const AttnParams&, std::string*);
+  std::size_t (*workspace_bytes)(const AttnParams&);
+  cudaError_t (*fwd)(const AttnParams&, cudaStream_t);
+  cudaError_t (*bwd)(const AttnBwdParams&, void*, cudaStream_t);
+};
+
+// The family's forward then backward on a fresh problem (workspace poisoned too), checked.
+inline void run_flash_and_check(const FlashKernels& kernels, const Shape& s) {
+  SCOPED_TRACE(describe(s));
+  Problem pr;
+  make_problem(s, pr);
+  if (::testing::Test::HasFatalFailure()) return;
+  const AttnParams& f = pr.p.fwd;
+  std::string why;
+  ASSERT_TRUE(kernels.bwd_supported(f, &why)) << why;
+  DevBuf ws(kernels.workspace_bytes(f));
+  ASSERT_NE(ws.ptr, nullptr);
+  ASSERT_EQ(cudaMemset(ws.ptr, 0xFF, kernels.workspace_bytes(f)), cudaSuccess);
+  ASSERT_EQ(kernels.fwd(f, nullptr), cudaSuccess);
+  ASSERT_EQ(kernels.bwd(pr.p, ws.ptr, nullptr), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  check_grads(pr);
 }
 
 // The odd-length sweep every backend's backward runs for one (dtype, D): T = 1, 17, 1000

@@ -19,21 +19,10 @@ namespace {
 using bwd_test::DtypeDim;
 using bwd_test::Shape;
 
+const bwd_test::FlashKernels kFa2{fa2_bwd_supported, fa2_bwd_workspace_bytes, fa2_fwd, fa2_bwd};
+
 void run_and_check(const Shape& s) {
-  SCOPED_TRACE(bwd_test::describe(s));
-  bwd_test::Problem pr;
-  bwd_test::make_problem(s, pr);
-  if (::testing::Test::HasFatalFailure()) return;
-  const AttnParams& f = pr.p.fwd;
-  std::string why;
-  ASSERT_TRUE(fa2_bwd_supported(f, &why)) << why;
-  bwd_test::DevBuf ws(fa2_bwd_workspace_bytes(f));
-  ASSERT_NE(ws.ptr, nullptr);
-  ASSERT_EQ(cudaMemset(ws.ptr, 0xFF, fa2_bwd_workspace_bytes(f)), cudaSuccess);
-  ASSERT_EQ(fa2_fwd(f, nullptr), cudaSuccess);
-  ASSERT_EQ(fa2_bwd(pr.p, ws.ptr, nullptr), cudaSuccess);
-  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  bwd_test::check_grads(pr);
+  bwd_test::run_flash_and_check(kFa2, s);
 }
 
 class Fa2BwdSweep : public ::testing::TestWithParam<DtypeDim> {

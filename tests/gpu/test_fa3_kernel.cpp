@@ -43,35 +43,8 @@ class Fa3KernelSweep : public ::testing::TestWithParam<DtypeDim> {
   void SetUp() override { FA3_REQUIRE_SM90(); }
 };
 
-// FA2BENCH_TEST_MAX_T skips the sweep's lengths above it (scripts/sanitize.sh).
-std::int64_t max_test_length() {
-  const char* env = std::getenv("FA2BENCH_TEST_MAX_T");
-  return env != nullptr && std::atoll(env) > 0 ? std::atoll(env) : INT64_MAX;
-}
-
 TEST_P(Fa3KernelSweep, AllLengthsBothMasks) {
-  const DtypeDim dd = GetParam();
-  for (bool causal : {false, true}) {
-    for (std::int64_t T : {1, 17, 127, 1000, 4097}) {
-      if (T > max_test_length()) continue;
-      Shape s;
-      s.dtype = dd.dtype;
-      s.D = dd.D;
-      s.causal = causal;
-      s.T_q = s.T_k = T;
-      s.B = T > 1000 ? 1 : 2;
-      run_and_check(s);
-    }
-    for (auto [tq, tk] : {std::pair<std::int64_t, std::int64_t>{17, 1000}, {1000, 17}}) {
-      Shape s;
-      s.dtype = dd.dtype;
-      s.D = dd.D;
-      s.causal = causal;
-      s.T_q = tq;
-      s.T_k = tk;
-      run_and_check(s);
-    }
-  }
+  fwd_check::odd_length_sweep(kFa3, GetParam().dtype, GetParam().D);
 }
 
 std::string sweep_name(const ::testing::TestParamInfo<DtypeDim>& info) {

@@ -403,9 +403,9 @@ TEST(ConfigErrors, DuplicateAxisValue) {
 
 TEST(ConfigErrors, UnknownBackendListsKnownOnes) {
   json j = base();
-  j["sweeps"][0]["backends"] = {"fa2", "fa3"};
+  j["sweeps"][0]["backends"] = {"fa2", "fa22"};
   EXPECT_TRUE(HasError(j,
-                       "/sweeps/0/backends/1: unknown backend \"fa3\" (did you mean \"fa2\"?); "
+                       "/sweeps/0/backends/1: unknown backend \"fa22\" (did you mean \"fa2\"?); "
                        "known backends: naive, fa2, "));
   j["sweeps"][0]["backends"] = {"fa2", "fa2"};
   EXPECT_TRUE(HasError(j, "/sweeps/0/backends/1: duplicate backend \"fa2\""));
@@ -611,7 +611,7 @@ TEST(ConfigErrors, ZipProblems) {
 TEST(ConfigErrors, CollectsAllErrorsInOneThrow) {
   json j = base();
   j["sweeps"][0]["grid"]["Dd"] = 64;
-  j["sweeps"][0]["backends"] = {"fa3"};
+  j["sweeps"][0]["backends"] = {"fa22"};
   j["measure"] = {{"warmup", -1}};
   const auto msgs = errors_of(j);
   EXPECT_EQ(msgs.size(), 3u);
@@ -693,8 +693,8 @@ TEST(ConfigOverrides, BadSyntaxNamesTheOverride) {
   o.set = {"name.x=5"};
   EXPECT_TRUE(HasError(base(), "--set \"name.x=5\": cannot set a key inside /name", o));
   o.set = {};
-  o.backends = {"fa3"};
-  EXPECT_TRUE(HasError(base(), "--backends: unknown backend \"fa3\" (did you mean \"fa2\"?)", o));
+  o.backends = {"fa22"};
+  EXPECT_TRUE(HasError(base(), "--backends: unknown backend \"fa22\" (did you mean \"fa2\"?)", o));
   // A well-formed override with a bad value is reported by validation, with its pointer.
   o.backends = {};
   o.set = {"grid.T=[0]"};
