@@ -27,6 +27,7 @@ std::vector<GpuInfo> list_gpus(std::string* why);
 nlohmann::json to_json(const GpuInfo& g);
 nlohmann::json host_block();        // hostname, os, cpu model, threads
 nlohmann::json cpu_device_block();  // device block for the CPU target
+// Threads of the CPU target: FA2BENCH_CPU_THREADS, else hardware_concurrency; 1 without OpenMP.
 int cpu_threads();
 TargetInfo target_info(const GpuInfo& g);
 TargetInfo cpu_target_info();
