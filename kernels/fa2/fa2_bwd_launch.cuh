@@ -6,6 +6,8 @@
 #include "fa2/fa2_bwd_kernel.cuh"
 #include "fa2/fa2_bwd_launch.h"
 #include "fa2/fa2_bwd_traits.h"
+#include "fa2/fa2_fwd_launch.h"
+#include "fa2/fa2_tile_choice.h"
 
 namespace fa2b {
 
@@ -27,6 +29,9 @@ template <typename T, int kHeadDim>
 cudaError_t run_fa2_bwd(const AttnBwdParams& p, float* dq_accum, float* d_sum,
                         cudaStream_t stream) {
   using Traits = Fa2BwdTraits<kHeadDim>;
+  // Its one tile per head dim is launched only where it fits the device's shared memory per
+  // block (fa2_tile_choice.h); fa2_bwd_supported() says so before a case gets here.
+  if (!choose_bwd_tile(kHeadDim, fa2_smem_limit())) return cudaErrorInvalidConfiguration;
   const long long rows = static_cast<long long>(p.fwd.B) * p.fwd.H * p.fwd.T_q;
   fa2::fa2_bwd_preprocess<T, kHeadDim>
       <<<static_cast<unsigned>((rows + 7) / 8), 256, 0, stream>>>(p, dq_accum, d_sum);

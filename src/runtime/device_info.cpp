@@ -81,6 +81,7 @@ TargetInfo target_info(const GpuInfo& g) {
   t.cc_major = g.cc_major;
   t.cc_minor = g.cc_minor;
   t.memory_bytes = g.memory_bytes;
+  t.smem_per_block_optin = g.smem_per_block_optin;
   t.cpu_threads = cpu_threads();
   return t;
 }

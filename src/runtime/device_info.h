@@ -16,6 +16,7 @@ struct GpuInfo {
   int sms = 0;
   std::int64_t memory_bytes = 0;
   std::int64_t l2_bytes = 0;
+  std::int64_t smem_per_block_optin = 0;  // cudaDevAttrMaxSharedMemoryPerBlockOptin, bytes
   int sm_clock_mhz = 0, mem_clock_mhz = 0, mem_bus_bits = 0;
   std::string driver, runtime;  // "13.0"
   std::string pci_bus;
