@@ -2,8 +2,10 @@
 # One-step set-up on a fresh Debian/Ubuntu machine: installs the missing build packages,
 # configures and builds fa2bench into ./build (Release). Safe to re-run: it only rebuilds.
 #
-#   FA2BENCH_CUDA_ARCHS  CUDA architectures to build (default: the local GPU's when one is
-#                        visible, else 90); "none" builds the CPU target only.
+#   FA2BENCH_CUDA_ARCHS  CUDA architectures to build, CMake syntax ("90", "86;90", "native");
+#                        default: CMakeLists.txt's list, every GPU from Ampere on (sm_80, 86,
+#                        89, 90, and 100, 120 where nvcc has them; PTX for the newest);
+#                        "none" builds the CPU target only.
 #   FA2BENCH_BUILD_DIR   build directory (default: build)
 #   FA2BENCH_JOBS        parallel build jobs (default: number of cores)
 set -euo pipefail
@@ -31,14 +33,13 @@ fi
 build_dir=${FA2BENCH_BUILD_DIR:-build}
 jobs=${FA2BENCH_JOBS:-$(nproc)}
 archs=${FA2BENCH_CUDA_ARCHS:-}
-if [ -z "$archs" ]; then
-  archs=90
-  if command -v nvidia-smi >/dev/null 2>&1; then
-    cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d '. ')
-    [ -n "$cc" ] && archs=$cc
-  fi
+if [ -n "$archs" ]; then
+  cuda_flags=(-DCMAKE_CUDA_ARCHITECTURES="$archs")
+else
+  # Drop an earlier run's cached choice so CMakeLists.txt's default list applies.
+  cuda_flags=(-UCMAKE_CUDA_ARCHITECTURES)
+  archs=default
 fi
-cuda_flags=(-DCMAKE_CUDA_ARCHITECTURES="$archs")
 if [ "$archs" = "none" ] || ! command -v nvcc >/dev/null 2>&1; then
   echo "bootstrap: building the CPU target only (no nvcc, or FA2BENCH_CUDA_ARCHS=none)"
   cuda_flags=(-DFA2BENCH_WITH_CUDA=OFF)
@@ -47,4 +48,5 @@ fi
 start=$(date +%s)
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${cuda_flags[@]}" >/dev/null
 cmake --build "$build_dir" -j "$jobs"
-echo "bootstrap: built $build_dir/fa2bench in $(( $(date +%s) - start ))s (CUDA archs: $archs)"
+[ "$archs" = default ] && archs=$(sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=//p' "$build_dir/CMakeCache.txt")
+echo "bootstrap: built $build_dir/fa2bench in $(( $(date +%s) - start ))s (CUDA archs: ${archs:-none})"

@@ -3,6 +3,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
+# The Slurm test (slurm.sweep_array_merge) starts a single-node Slurm: slurm-wlm and munge on
+# Debian/Ubuntu. Where they cannot be installed the test skips and says why.
+# FA2BENCH_NO_SLURM_INSTALL=1 leaves the machine's packages alone.
+if [ -z "${FA2BENCH_NO_SLURM_INSTALL:-}" ] && command -v apt-get >/dev/null 2>&1; then
+  missing=()
+  for p in slurm-wlm munge; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "run_tests: installing ${missing[*]} for the Slurm test"
+    sudo_cmd=""
+    [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+    { $sudo_cmd apt-get update -qq &&
+      DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null; } ||
+      echo "run_tests: could not install ${missing[*]}; the Slurm test will skip"
+  fi
+fi
 start=$(date +%s)
 ctest --test-dir "${FA2BENCH_BUILD_DIR:-build}" --output-on-failure -j "${FA2BENCH_JOBS:-$(nproc)}"
 echo "tests: finished in $(( $(date +%s) - start ))s"

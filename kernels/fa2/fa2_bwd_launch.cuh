@@ -7,6 +7,8 @@
 #include "fa2/fa2_bwd_launch.h"
 #include "fa2/fa2_bwd_passes.cuh"
 #include "fa2/fa2_bwd_traits.h"
+#include "fa2/fa2_fwd_launch.h"
+#include "fa2/fa2_tile_choice.h"
 
 namespace fa2b {
 
@@ -28,6 +30,9 @@ template <typename T, int kHeadDim>
 cudaError_t run_fa2_bwd(const AttnBwdParams& p, float* dq_accum, float* d_sum,
                         cudaStream_t stream) {
   using Traits = Fa2BwdTraits<kHeadDim>;
+  // Its one tile per head dim is launched only where it fits the device's shared memory per
+  // block (fa2_tile_choice.h); fa2_bwd_supported() says so before a case gets here.
+  if (!choose_bwd_tile(kHeadDim, fa2_smem_limit())) return cudaErrorInvalidConfiguration;
   return run_bwd_passes<T, kHeadDim>(p, dq_accum, d_sum, stream, [&] {
     return p.fwd.causal ? launch_fa2_bwd_main<Traits, T, true>(p, dq_accum, d_sum, stream)
                         : launch_fa2_bwd_main<Traits, T, false>(p, dq_accum, d_sum, stream);

@@ -44,6 +44,42 @@ int env_choice(const char* name, const char* first, const char* second) {
   return 0;
 }
 
+// Opt-in shared memory per block of the current device, looked up once per device; 0 when the
+// query fails (then no tile is launched).
+std::int64_t device_smem_optin() {
+  constexpr int kMaxDevices = 64;
+  static std::atomic<std::int64_t> cached[kMaxDevices];  // zero-initialised (static storage)
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  std::int64_t bytes = cached[dev].load(std::memory_order_relaxed);
+  if (bytes == 0) {
+    int n = 0;
+    if (cudaDeviceGetAttribute(&n, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess ||
+        n < 1) {
+      (void)cudaGetLastError();
+      return 0;
+    }
+    bytes = n;
+    cached[dev].store(bytes, std::memory_order_relaxed);
+  }
+  return bytes;
+}
+
+// FA2BENCH_FA2_SMEM_LIMIT in bytes; 0 when unset or not a positive number.
+std::int64_t forced_smem_limit() {
+  static const std::int64_t forced = [] {
+    const char* env = std::getenv("FA2BENCH_FA2_SMEM_LIMIT");
+    if (env == nullptr) return std::int64_t{0};
+    char* end = nullptr;
+    const long long v = std::strtoll(env, &end, 10);
+    return end != env && *end == '\0' && v > 0 ? static_cast<std::int64_t>(v) : std::int64_t{0};
+  }();
+  return forced;
+}
+
 int forced_grid_class() {
   static const int forced = env_choice("FA2BENCH_FA2_GRID_CLASS", "small", "large");
   return forced;
@@ -65,6 +101,15 @@ Fa2Order fa2_causal_order(Fa2Order by_shape) {
     default:
       return by_shape;
   }
+}
+
+std::int64_t fa2_smem_limit_for(std::int64_t device_limit) {
+  const std::int64_t forced = forced_smem_limit();
+  return forced > 0 && (device_limit <= 0 || forced < device_limit) ? forced : device_limit;
+}
+
+std::int64_t fa2_smem_limit() {
+  return fa2_smem_limit_for(device_smem_optin());
 }
 
 bool fa2_small_grid(const AttnParams& p) {

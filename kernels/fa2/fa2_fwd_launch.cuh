@@ -3,8 +3,11 @@
 
 #include <cuda_runtime.h>
 
+#include <optional>
+
 #include "fa2/fa2_fwd_kernel.cuh"
 #include "fa2/fa2_fwd_launch.h"
+#include "fa2/fa2_tile_choice.h"
 #include "fa2/fa2_traits.h"
 #include "fa2/static_switch.h"
 
@@ -24,13 +27,32 @@ cudaError_t launch_fa2_fwd(const AttnParams& p, cudaStream_t stream, Fa2Order or
   return cudaGetLastError();
 }
 
+template <typename T, int kHeadDim, bool kCausal>
+cudaError_t launch_fa2_fwd_tile(const AttnParams& p, cudaStream_t stream, Fa2FwdTile tile,
+                                Fa2Order order) {
+  if constexpr (kCausal) {
+    return tile == Fa2FwdTile::kSmallGrid
+               ? launch_fa2_fwd<Fa2CausalTraits<kHeadDim, true>, T, true>(p, stream, order)
+               : launch_fa2_fwd<Fa2CausalTraits<kHeadDim, false>, T, true>(p, stream, order);
+  } else {
+    return tile == Fa2FwdTile::kSmallGrid
+               ? launch_fa2_fwd<Fa2Traits<kHeadDim, true>, T, false>(p, stream, order)
+               : launch_fa2_fwd<Fa2Traits<kHeadDim, false>, T, false>(p, stream, order);
+  }
+}
+
 template <typename T, int kHeadDim>
 cudaError_t run_fa2_fwd(const AttnParams& p, cudaStream_t stream) {
   const bool small = fa2_small_grid(p);
+  // The grid class's tile, or the other class's where the device's shared memory per block is
+  // too small for it (fa2_tile_choice.h); a tile that fits nowhere is never launched.
+  const std::optional<Fa2FwdTile> tile =
+      choose_fwd_tile(kHeadDim, p.causal, small, fa2_smem_limit());
+  if (!tile) return cudaErrorInvalidConfiguration;
   if (p.causal) {
     if (small) {
-      return launch_fa2_fwd<Fa2CausalTraits<kHeadDim, true>, T, true>(
-          p, stream, fa2_causal_order(Fa2Order::kHeavyFirst));
+      return launch_fa2_fwd_tile<T, kHeadDim, true>(p, stream, *tile,
+                                                    fa2_causal_order(Fa2Order::kHeavyFirst));
     }
     // Heavy-first spreads the resident CTAs over every head, so it only pays while all heads'
     // K/V stay within reach of L2 (fa2_traits.h); beyond, head-major keeps each head's K/V hot.
@@ -40,11 +62,9 @@ cudaError_t run_fa2_fwd(const AttnParams& p, cudaStream_t stream) {
         kv_bytes <= fa2_heavy_first_max_kv_bytes() && p.T_q >= fa2_heavy_first_min_tq<kHeadDim>()
             ? Fa2Order::kHeavyFirst
             : Fa2Order::kHeadMajor;
-    return launch_fa2_fwd<Fa2CausalTraits<kHeadDim, false>, T, true>(p, stream,
-                                                                     fa2_causal_order(order));
+    return launch_fa2_fwd_tile<T, kHeadDim, true>(p, stream, *tile, fa2_causal_order(order));
   }
-  if (small) return launch_fa2_fwd<Fa2Traits<kHeadDim, true>, T, false>(p, stream, {});
-  return launch_fa2_fwd<Fa2Traits<kHeadDim, false>, T, false>(p, stream, {});
+  return launch_fa2_fwd_tile<T, kHeadDim, false>(p, stream, *tile, Fa2Order::kHeadMajor);
 }
 
 }  // namespace fa2b

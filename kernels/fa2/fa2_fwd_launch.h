@@ -4,6 +4,8 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
+
 #include "common/attn_params.h"
 #include "fa2/fa2_traits.h"
 
@@ -16,6 +18,15 @@ cudaError_t run_fa2_fwd(const AttnParams& p, cudaStream_t stream);
 // query tiles, B * H * ceil(T_q / 128) < 4 * (SMs of the current device). The environment
 // variable FA2BENCH_FA2_GRID_CLASS=small|large forces one class (tests of both tile tables).
 bool fa2_small_grid(const AttnParams& p);
+
+// Opt-in dynamic shared memory per block of the current device
+// (cudaDevAttrMaxSharedMemoryPerBlockOptin, looked up once per device), lowered to
+// FA2BENCH_FA2_SMEM_LIMIT bytes when that is set and smaller (tests of the tile fallback on a
+// large-memory GPU). The launchers pick tiles within it (fa2_tile_choice.h).
+std::int64_t fa2_smem_limit();
+
+// fa2_smem_limit()'s environment override applied to a device's limit (supports() checks).
+std::int64_t fa2_smem_limit_for(std::int64_t device_limit);
 
 // The CTA order of a causal launch: `by_shape` (the rule of fa2_fwd_launch.cuh) unless the
 // environment variable FA2BENCH_FA2_CAUSAL_ORDER=head|heavy forces one (tests of both orders:

@@ -2,10 +2,14 @@
 
 #include <fmt/format.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <thread>
+#include <exception>
 #include <vector>
 
 #include "runtime/device_info.h"
@@ -30,22 +34,30 @@ void parallel_for(int threads, std::int64_t n,
                   const std::function<void(int thread, std::int64_t item)>& body) {
   if (n <= 0) return;
   const int used = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(threads, n)));
-  if (used == 1) {
-    for (std::int64_t i = 0; i < n; ++i) body(0, i);
+#ifdef _OPENMP
+  if (used > 1) {
+    // An exception must not leave the parallel region (that would terminate): the first one
+    // is kept, the remaining items are skipped, and it is rethrown on the calling thread.
+    std::exception_ptr error;
+    std::atomic<bool> failed{false};
+#pragma omp parallel for num_threads(used) schedule(dynamic, 1)
+    for (std::int64_t i = 0; i < n; ++i) {
+      if (failed.load(std::memory_order_relaxed)) continue;
+      try {
+        body(omp_get_thread_num(), i);
+      } catch (...) {
+#pragma omp critical(fa2b_cpu_parallel_for_error)
+        {
+          if (!error) error = std::current_exception();
+        }
+        failed.store(true, std::memory_order_relaxed);
+      }
+    }
+    if (error) std::rethrow_exception(error);
     return;
   }
-  std::atomic<std::int64_t> next{0};
-  auto worker = [&](int t) {
-    for (std::int64_t i = next.fetch_add(1, std::memory_order_relaxed); i < n;
-         i = next.fetch_add(1, std::memory_order_relaxed)) {
-      body(t, i);
-    }
-  };
-  std::vector<std::thread> pool;
-  pool.reserve(static_cast<std::size_t>(used - 1));
-  for (int t = 1; t < used; ++t) pool.emplace_back(worker, t);
-  worker(0);  // the calling thread takes part instead of idling in join()
-  for (auto& th : pool) th.join();
+#endif
+  for (std::int64_t i = 0; i < n; ++i) body(0, i);
 }
 
 Support check_case(const Case& c) {

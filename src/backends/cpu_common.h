@@ -1,5 +1,5 @@
 // Helpers shared by the CPU-target backends (cpu-naive, cpu-flash): element access in the
-// storage dtype, a small thread pool-less parallel_for, and the two float32 micro-kernels
+// storage dtype, an OpenMP parallel_for, and the two float32 micro-kernels
 // (S = scale * Q K^T tile, O += P V tile) both backends are built from.
 #pragma once
 
@@ -14,12 +14,16 @@
 
 namespace fa2b::cpu {
 
-// Threads the CPU backends use: FA2BENCH_CPU_THREADS, else hardware_concurrency.
+// Threads the CPU backends use: FA2BENCH_CPU_THREADS, else hardware_concurrency; 1 in a
+// build without OpenMP.
 int thread_count();
 
-// Runs body(thread, item) for every item in [0, n) on min(threads, n) std::threads (inline
-// when that is 1). Items are handed out one at a time from an atomic counter, because causal
-// tiles differ widely in cost; `thread` in [0, threads) indexes per-thread scratch.
+// Runs body(thread, item) for every item in [0, n) on an OpenMP team of min(threads, n)
+// threads (inline when that is 1, or when the build has no OpenMP). Items are handed out one
+// at a time (schedule(dynamic, 1)), because causal tiles differ widely in cost; `thread` in
+// [0, threads) is the OpenMP thread number and indexes per-thread scratch. Each item runs on
+// one thread, so results do not depend on the thread count. The first exception a body
+// throws is rethrown here after the team finishes (later items are skipped).
 void parallel_for(int threads, std::int64_t n,
                   const std::function<void(int thread, std::int64_t item)>& body);
 

@@ -61,7 +61,8 @@ void add_merge_command(CLI::App& app, int& exit_code);
 void add_tune_command(CLI::App& app, int& exit_code);
 void add_export_command(CLI::App& app, int& exit_code);
 
-// "80GiB", "512MiB", "1.5GB", "1000000" → bytes; nullopt when malformed.
+// "80GiB", "512MiB", "1.5GB", "1000000", "2 ti" → bytes (units: CLI::AsSizeValue's table with
+// kB = 1000, KiB = 1024; see parse_size.cpp); nullopt when malformed, not positive or over 9e18.
 std::optional<std::int64_t> parse_size(const std::string& text);
 
 }  // namespace fa2b

@@ -144,7 +144,9 @@ void add_plan_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--config,-c", args->config, "Sweep config (JSON); default: built-in quickstart")
       ->check(CLI::ExistingFile);
   cmd->add_option("--memory", args->memory,
-                  "Memory to fit in (default: the local GPU's memory, else 80GiB)");
+                  "Memory to fit in (default: the local GPU's memory, else 80GiB); units as "
+                  "sweep --memory-budget")
+      ->type_name("SIZE");
   cmd->add_option("--set", args->set, "Override a config value (as in sweep)");
   cmd->add_option(
          "--backends", args->backends,

@@ -396,7 +396,9 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--summary-md", args->summary_md, "Also write the Markdown summary here");
   cmd->add_option("--memory-budget", args->memory_budget,
                   "Treat allocations beyond this size as out of memory (e.g. 24GiB), to emulate "
-                  "a smaller card");
+                  "a smaller card. Units: b, kB/MB/GB/TB/PB/EB (powers of 1000), KiB/MiB/GiB/... "
+                  "(1024), case-insensitive, the b optional")
+      ->type_name("SIZE");
   cmd->add_option("--baseline", args->baseline,
                   "Backend the summary's speedups and memory reductions are relative to")
       ->capture_default_str();

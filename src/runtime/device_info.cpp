@@ -12,12 +12,16 @@
 namespace fa2b {
 
 int cpu_threads() {
+#ifdef FA2BENCH_OPENMP
   if (const char* env = std::getenv("FA2BENCH_CPU_THREADS")) {
     const int n = std::atoi(env);
     if (n > 0) return n;
   }
   const unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : static_cast<int>(n);
+#else
+  return 1;  // built without OpenMP: the CPU backends' parallel_for runs on one thread
+#endif
 }
 
 static std::string cpu_model() {
@@ -79,6 +83,7 @@ TargetInfo target_info(const GpuInfo& g) {
   t.cc_major = g.cc_major;
   t.cc_minor = g.cc_minor;
   t.memory_bytes = g.memory_bytes;
+  t.smem_per_block_optin = g.smem_per_block_optin;
   t.cpu_threads = cpu_threads();
   return t;
 }

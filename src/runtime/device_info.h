@@ -16,6 +16,7 @@ struct GpuInfo {
   int sms = 0;
   std::int64_t memory_bytes = 0;
   std::int64_t l2_bytes = 0;
+  std::int64_t smem_per_block_optin = 0;  // cudaDevAttrMaxSharedMemoryPerBlockOptin, bytes
   int sm_clock_mhz = 0, mem_clock_mhz = 0, mem_bus_bits = 0;
   std::string driver, runtime;  // "13.0"
   std::string pci_bus;
@@ -27,6 +28,7 @@ std::vector<GpuInfo> list_gpus(std::string* why);
 nlohmann::json to_json(const GpuInfo& g);
 nlohmann::json host_block();        // hostname, os, cpu model, threads
 nlohmann::json cpu_device_block();  // device block for the CPU target
+// Threads of the CPU target: FA2BENCH_CPU_THREADS, else hardware_concurrency; 1 without OpenMP.
 int cpu_threads();
 TargetInfo target_info(const GpuInfo& g);
 TargetInfo cpu_target_info();

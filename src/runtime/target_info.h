@@ -10,6 +10,9 @@ struct TargetInfo {
   bool cuda = false;
   int cc_major = 0, cc_minor = 0;  // CUDA devices only
   std::int64_t memory_bytes = 0;
+  // Opt-in dynamic shared memory per block (cudaDevAttrMaxSharedMemoryPerBlockOptin), bytes;
+  // 0: unknown. fa2 picks its tiles within it.
+  std::int64_t smem_per_block_optin = 0;
   int cpu_threads = 1;
 };
 

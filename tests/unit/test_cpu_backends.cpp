@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <cstring>
 #include <ctime>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -310,22 +312,86 @@ TEST(CpuBackends, FastFp16ConversionMatchesReferenceForAllPatterns) {
   }
 }
 
-TEST(CpuBackends, FlashIsIndependentOfThreadCount) {
+#ifdef FA2BENCH_OPENMP
+constexpr bool kOpenMP = true;
+#else
+constexpr bool kOpenMP = false;
+#endif
+
+TEST(CpuBackends, OutputIsIndependentOfThreadCount) {
   const Case c = make_case(2, 3, 1, 300, 300, 80, DType::bf16, true, Layout::bshd);
-  std::vector<std::vector<std::uint8_t>> outs;
-  for (const char* threads : {"1", "3"}) {
-    ::setenv("FA2BENCH_CPU_THREADS", threads, 1);
-    EXPECT_EQ(cpu::thread_count(), std::atoi(threads));
-    HostTensors ht(c);
-    HostMemoryTracker tracker;
-    auto be = make_cpu_flash_backend();
-    be->prepare(c, ht.p, tracker);
-    be->run(ht.p, nullptr);
-    be->release();
-    outs.push_back(ht.o);
+  for (const char* name : {"cpu-flash", "cpu-naive"}) {
+    std::vector<std::vector<std::uint8_t>> outs;
+    for (const char* threads : {"1", "3"}) {
+      ::setenv("FA2BENCH_CPU_THREADS", threads, 1);
+      EXPECT_EQ(cpu::thread_count(), kOpenMP ? std::atoi(threads) : 1);
+      HostTensors ht(c);
+      HostMemoryTracker tracker;
+      auto be =
+          std::string(name) == "cpu-naive" ? make_cpu_naive_backend() : make_cpu_flash_backend();
+      be->prepare(c, ht.p, tracker);
+      be->run(ht.p, nullptr);
+      be->release();
+      outs.push_back(ht.o);
+    }
+    ::unsetenv("FA2BENCH_CPU_THREADS");
+    EXPECT_TRUE(outs[0] == outs[1]) << name;  // bit-identical: each tile is one thread's
   }
-  ::unsetenv("FA2BENCH_CPU_THREADS");
-  EXPECT_TRUE(outs[0] == outs[1]);  // bit-identical: each tile is computed by one thread
+}
+
+TEST(CpuParallelFor, RunsEveryItemOnceOnThreadsBelowTheCount) {
+  for (int threads : {1, 2, 5}) {
+    for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{3}, std::int64_t{997}}) {
+      std::vector<int> runs(static_cast<std::size_t>(n), 0);
+      std::vector<int> thread_of(static_cast<std::size_t>(n), -1);
+      cpu::parallel_for(threads, n, [&](int t, std::int64_t i) {
+        ++runs[static_cast<std::size_t>(i)];  // each item once: no two threads share an index
+        thread_of[static_cast<std::size_t>(i)] = t;
+      });
+      for (std::int64_t i = 0; i < n; ++i) {
+        EXPECT_EQ(runs[static_cast<std::size_t>(i)], 1) << threads << " " << n << " " << i;
+        const int t = thread_of[static_cast<std::size_t>(i)];
+        EXPECT_GE(t, 0);
+        EXPECT_LT(t, std::max(1, static_cast<int>(std::min<std::int64_t>(threads, n))));
+      }
+    }
+  }
+}
+
+TEST(CpuParallelFor, UsesSeveralThreadsWithOpenMP) {
+  if (!kOpenMP) GTEST_SKIP() << "built without OpenMP: parallel_for runs on one thread";
+  // Every item waits until two threads have entered, so one thread alone could not finish.
+  std::atomic<int> entered{0};
+  std::vector<int> thread_of(4, -1);
+  cpu::parallel_for(2, 4, [&](int t, std::int64_t i) {
+    if (i < 2) {
+      entered.fetch_add(1);
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (entered.load() < 2 && std::chrono::steady_clock::now() < until) {
+      }
+    }
+    thread_of[static_cast<std::size_t>(i)] = t;
+  });
+  EXPECT_EQ(entered.load(), 2);
+  EXPECT_NE(thread_of[0], thread_of[1]);
+}
+
+TEST(CpuParallelFor, RethrowsTheBodysExceptionOnTheCaller) {
+  for (int threads : {1, 3}) {
+    std::atomic<int> ran{0};
+    EXPECT_THROW(cpu::parallel_for(threads, 64,
+                                   [&](int, std::int64_t i) {
+                                     ran.fetch_add(1);
+                                     if (i == 5) throw std::runtime_error("item 5");
+                                   }),
+                 std::runtime_error);
+    // Serially the items before it ran; on a team, items handed out before the throw may be
+    // skipped once another thread has failed.
+    if (threads == 1) {
+      EXPECT_EQ(ran.load(), 6);
+    }
+    EXPECT_GE(ran.load(), 1);
+  }
 }
 
 TEST(CpuBackends, NaivePeakIsExactlyScoresPlusProbabilities) {

@@ -3,6 +3,8 @@
 #include "backends/cuda/cuda_backends.h"
 #include "fa2/fa2_bwd.h"
 #include "fa2/fa2_fwd.h"
+#include "fa2/fa2_fwd_launch.h"
+#include "fa2/fa2_tile_choice.h"
 #include "runtime/cuda/cuda_check.h"
 
 namespace fa2b {
@@ -15,8 +17,14 @@ class Fa2CudaBackend final : public Backend {
 
   Support supports(const Case& c, const TargetInfo& t) const override {
     // The backward's rules include the forward's (the backward reads its O and LSE).
-    return our_kernel_support(c, t, name(),
-                              runs_backward(c.mode) ? fa2_bwd_supported : fa2_fwd_supported);
+    Support s = our_kernel_support(c, t, name(),
+                                   runs_backward(c.mode) ? fa2_bwd_supported : fa2_fwd_supported);
+    if (!s.ok) return s;
+    // A tile that does not fit the device's shared memory per block is never launched.
+    const std::string why =
+        fa2_smem_unsupported_reason(static_cast<int>(c.D), c.causal, runs_backward(c.mode),
+                                    fa2_smem_limit_for(t.smem_per_block_optin));
+    return why.empty() ? s : Support::no(why);
   }
 
   // The forward keeps only O and LSE (outputs anyway); the backward's fp32 dQ accumulator and

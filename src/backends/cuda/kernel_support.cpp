@@ -18,7 +18,11 @@ KernelDType kernel_dtype(DType d) {
 
 Support our_kernel_support(const Case& c, const TargetInfo& t, std::string_view backend) {
   if (!t.cuda) return Support::no(fmt::format("{} needs the cuda target", backend));
-  if (t.cc_major < 8) return Support::no("needs compute capability 8.0 or newer");
+  if (t.cc_major < 8) {
+    return Support::no(
+        fmt::format("needs compute capability 8.0 or newer (Ampere, sm_80); this device is {}.{}",
+                    t.cc_major, t.cc_minor));
+  }
   if (c.dtype == DType::fp32) {
     return Support::no(fmt::format("fp32 is not supported by {} (use fp16 or bf16)", backend));
   }

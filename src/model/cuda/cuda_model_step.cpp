@@ -27,6 +27,10 @@ TargetInfo current_device() {
   FA2B_CUDA_CHECK(cudaGetDevice(&device));
   FA2B_CUDA_CHECK(cudaDeviceGetAttribute(&t.cc_major, cudaDevAttrComputeCapabilityMajor, device));
   FA2B_CUDA_CHECK(cudaDeviceGetAttribute(&t.cc_minor, cudaDevAttrComputeCapabilityMinor, device));
+  int smem_optin = 0;  // fa2 picks its tiles within it
+  FA2B_CUDA_CHECK(
+      cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  t.smem_per_block_optin = smem_optin;
   std::size_t free_bytes = 0, total = 0;
   FA2B_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
   t.cuda = true;

@@ -36,6 +36,7 @@ std::vector<GpuInfo> list_gpus(std::string* why) {
     g.sms = p.multiProcessorCount;
     g.memory_bytes = static_cast<std::int64_t>(p.totalGlobalMem);
     g.l2_bytes = p.l2CacheSize;
+    g.smem_per_block_optin = static_cast<std::int64_t>(p.sharedMemPerBlockOptin);
     int clock = 0, mem_clock = 0;
     cudaDeviceGetAttribute(&clock, cudaDevAttrClockRate, i);
     cudaDeviceGetAttribute(&mem_clock, cudaDevAttrMemoryClockRate, i);

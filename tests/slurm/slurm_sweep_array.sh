@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# A real single-node Slurm: munged, slurmctld and slurmd started as the current user from a
+# generated slurm.conf in a temporary directory (own ports, state and logs; nothing system-wide
+# is touched), then scripts/slurm_sweep.sbatch for configs/ci_cpu.json on the CPU target as an
+# array of 3 shards plus the dependent merge job, exactly as its usage text says. The merged
+# results must equal an unsharded run case for case (ids in order, statuses) and check for
+# check (names, verdicts); timings are not compared.
+#
+# Exits 77 (ctest SKIP_RETURN_CODE) with the reason when Slurm cannot start here: slurm-wlm or
+# munge not installed (scripts/run_tests.sh installs them on Debian/Ubuntu), or a daemon that
+# does not come up. Once Slurm is up, anything else is a failure.
+#
+#   $1 the fa2bench binary, $2 the source tree.
+set -uo pipefail
+BIN=$1
+SRC=$2
+skip() {
+  echo "SKIP: $*" >&2
+  exit 77
+}
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+for cmd in munged slurmctld slurmd sbatch squeue scontrol sinfo python3; do
+  command -v "$cmd" >/dev/null 2>&1 ||
+    skip "$cmd not found: install slurm-wlm and munge (scripts/run_tests.sh does on Debian/Ubuntu)"
+done
+
+TMP=$(mktemp -d /tmp/fa2bench-slurm.XXXXXX)
+chmod 755 "$TMP"
+stop_daemons() {
+  for pidfile in "$TMP/slurmd.pid" "$TMP/slurmctld.pid" "$TMP/munge/munged.pid"; do
+    [ -s "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null
+  done
+  sleep 1
+}
+cleanup() {
+  stop_daemons
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+show_logs() {
+  for f in "$TMP"/log/*.log "$TMP/munge/munged.log"; do
+    [ -f "$f" ] && { echo "--- $f" >&2; tail -n 20 "$f" >&2; }
+  done
+}
+
+# ---- munge: a fresh key, its own socket --------------------------------------------------------
+mkdir -m 711 "$TMP/munge"
+head -c 1024 /dev/urandom >"$TMP/munge/munge.key"
+chmod 400 "$TMP/munge/munge.key"
+SOCKET=$TMP/munge/munge.socket
+munged --force --key-file="$TMP/munge/munge.key" --socket="$SOCKET" \
+  --pid-file="$TMP/munge/munged.pid" --log-file="$TMP/munge/munged.log" \
+  --seed-file="$TMP/munge/munged.seed" >/dev/null 2>&1 || {
+  show_logs
+  skip "munged did not start"
+}
+
+# ---- slurm.conf: one node (this machine), one partition, free ports ----------------------------
+read -r CTLD_PORT SLURMD_PORT < <(python3 -c '
+import socket
+socks = [socket.socket() for _ in range(2)]
+for s in socks: s.bind(("127.0.0.1", 0))
+print(*[s.getsockname()[1] for s in socks])')
+NODE=$(hostname -s)
+USER_NAME=$(id -un)
+CPUS=$(nproc)
+mkdir -p "$TMP/state" "$TMP/spool" "$TMP/log"
+cat >"$TMP/slurm.conf" <<EOF
+ClusterName=fa2bench-ci
+SlurmctldHost=$NODE(127.0.0.1)
+SlurmUser=$USER_NAME
+SlurmdUser=$USER_NAME
+SlurmctldPort=$CTLD_PORT
+SlurmdPort=$SLURMD_PORT
+AuthType=auth/munge
+AuthInfo=socket=$SOCKET
+CredType=cred/munge
+StateSaveLocation=$TMP/state
+SlurmdSpoolDir=$TMP/spool
+SlurmctldPidFile=$TMP/slurmctld.pid
+SlurmdPidFile=$TMP/slurmd.pid
+SlurmctldLogFile=$TMP/log/slurmctld.log
+SlurmdLogFile=$TMP/log/slurmd.log
+ProctrackType=proctrack/pgid
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SchedulerType=sched/backfill
+# A merge whose shards failed is cancelled instead of waiting forever.
+SchedulerParameters=kill_invalid_depend
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+MpiDefault=none
+ReturnToService=2
+MinJobAge=600
+SlurmdParameters=config_overrides
+NodeName=$NODE NodeAddr=127.0.0.1 CPUs=$CPUS State=UNKNOWN
+PartitionName=ci Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+EOF
+export SLURM_CONF=$TMP/slurm.conf
+
+slurmctld -f "$SLURM_CONF" >"$TMP/log/slurmctld.out" 2>&1 || {
+  show_logs
+  skip "slurmctld did not start"
+}
+slurmd -f "$SLURM_CONF" -N "$NODE" >"$TMP/log/slurmd.out" 2>&1 || {
+  show_logs
+  skip "slurmd did not start"
+}
+state=""
+for _ in $(seq 60); do
+  state=$(sinfo -h -n "$NODE" -o %T 2>/dev/null)
+  [ "$state" = idle ] && break
+  sleep 1
+done
+if [ "$state" != idle ]; then
+  show_logs
+  skip "the Slurm node did not become idle within 60 s (state: ${state:-none})"
+fi
+echo "slurm: node $NODE idle (slurmctld port $CTLD_PORT, slurmd port $SLURMD_PORT)"
+
+# ---- the unsharded reference -------------------------------------------------------------------
+CONFIG=$SRC/configs/ci_cpu.json
+"$BIN" sweep --config "$CONFIG" --target cpu --quiet --out "$TMP/ref" >"$TMP/ref.out" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] || { cat "$TMP/ref.out" >&2; fail "the unsharded sweep exited $rc"; }
+
+# ---- 3 shards and the merge, as scripts/slurm_sweep.sbatch's usage says --------------------------
+# The script asks for a GPU and 8 CPUs; this partition has neither, so the command line drops
+# the GPU and asks for one CPU per task (three shards on a 2-core machine: two run at once).
+export CONFIG OUT=$TMP/slurm FA2BENCH=$BIN TARGET=cpu
+cd "$SRC" || fail "cd $SRC"
+JOBID=$(sbatch --parsable --array=0-2 --gres=none --cpus-per-task=1 \
+  --output="$TMP/log/shard-%A_%a.out" --export=ALL scripts/slurm_sweep.sbatch) ||
+  fail "sbatch of the shard array failed"
+MERGE=$(sbatch --parsable --dependency=afterok:"$JOBID" --gres=none --cpus-per-task=1 \
+  --output="$TMP/log/merge-%j.out" --export=ALL,MODE=merge scripts/slurm_sweep.sbatch) ||
+  fail "sbatch of the merge failed"
+echo "slurm: shard array $JOBID, merge $MERGE"
+
+deadline=$(($(date +%s) + 600))
+while [ -n "$(squeue -h -j "$JOBID,$MERGE" 2>/dev/null)" ]; do
+  [ "$(date +%s)" -lt "$deadline" ] || {
+    squeue >&2
+    show_logs
+    fail "jobs still queued or running after 600 s"
+  }
+  sleep 2
+done
+
+# "COMPLETED 0:0": the job's state and exit code (scontrol keeps finished jobs for MinJobAge).
+job_state() {
+  scontrol show job "$1" 2>/dev/null | tr ' ' '\n' |
+    sed -n 's/^JobState=//p; s/^ExitCode=//p' | head -n 2 | paste -sd ' '
+}
+for task in 0 1 2; do
+  s=$(job_state "${JOBID}_$task")
+  if [ "$s" != "COMPLETED 0:0" ]; then
+    cat "$TMP"/log/shard-*.out >&2
+    fail "shard $task: ${s:-no state} (want COMPLETED 0:0: deferred checks never fail a shard)"
+  fi
+done
+s=$(job_state "$MERGE")
+if [ "$s" != "COMPLETED 0:0" ]; then
+  cat "$TMP"/log/*.out >&2
+  fail "merge job: ${s:-no state} (want COMPLETED 0:0)"
+fi
+echo "slurm: 3 shards and the merge completed"
+
+# ---- merged == unsharded, case for case and check for check ------------------------------------
+python3 - "$TMP/ref/results.json" "$TMP/slurm/all/results.json" "$TMP"/slurm/shard-*/results.json <<'EOF' ||
+import json, sys
+ref, merged = (json.load(open(p)) for p in sys.argv[1:3])
+shards = [json.load(open(p)) for p in sys.argv[3:]]
+bad = []
+def cases(rs):
+    return [(c["id"], c["status"]) for c in rs["cases"]]
+def verdicts(rs):
+    return [(c["name"], c["verdict"]) for c in rs["checks"]]
+if cases(ref) != cases(merged):
+    bad.append(f"cases differ:\n  unsharded {cases(ref)}\n  merged    {cases(merged)}")
+if verdicts(ref) != verdicts(merged):
+    bad.append(f"check verdicts differ:\n  unsharded {verdicts(ref)}\n  merged    {verdicts(merged)}")
+if len(shards) != 3:
+    bad.append(f"{len(shards)} shard results, want 3")
+if sum(len(s["cases"]) for s in shards) != len(ref["cases"]):
+    bad.append("the shards' cases do not add up to the unsharded run's")
+if not any(c["verdict"] == "deferred" for s in shards for c in s["checks"]):
+    bad.append("no shard deferred a check (the config has checks across shards)")
+if any(c["verdict"] == "deferred" for c in merged["checks"]):
+    bad.append("the merge left a check deferred")
+for b in bad:
+    print("FAIL:", b, file=sys.stderr)
+print(f"slurm: {len(ref['cases'])} cases and {len(ref['checks'])} checks: merged == unsharded"
+      if not bad else "", end="")
+sys.exit(1 if bad else 0)
+EOF
+  fail "merged results differ from the unsharded run"
+echo
+echo "slurm: PASS"

@@ -1,0 +1,97 @@
+// fa2's tile choice per architecture's opt-in shared memory per block, without a GPU: sm_90
+// keeps every table entry (the H200's tuned tiles, unchanged), smaller limits fall back to the
+// other grid class's forward tile or refuse, and nothing chosen ever exceeds the limit.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "fa2/fa2_head_dims.h"
+#include "fa2/fa2_tile_choice.h"
+
+namespace fa2b {
+namespace {
+
+constexpr std::int64_t kLimits[] = {kSmemOptinSm86, kSmemOptinSm80, kSmemOptinSm90};
+
+TEST(Fa2TileChoice, Sm90KeepsTheTunedTables) {
+  // The tables of fa2_traits.h / fa2_bwd_traits.h, exactly as before the choice existed.
+  for (int D : Fa2HeadDims::kValues) {
+    for (bool causal : {false, true}) {
+      EXPECT_EQ(choose_fwd_tile(D, causal, false, kSmemOptinSm90), Fa2FwdTile::kLargeGrid) << D;
+      EXPECT_EQ(choose_fwd_tile(D, causal, true, kSmemOptinSm90), Fa2FwdTile::kSmallGrid) << D;
+      EXPECT_EQ(fa2_smem_unsupported_reason(D, causal, true, kSmemOptinSm90), "") << D;
+    }
+    EXPECT_TRUE(choose_bwd_tile(D, kSmemOptinSm90)) << D;
+  }
+}
+
+TEST(Fa2TileChoice, TheSizesOfTheTables) {
+  // (Br + 2 * stages * Bc) * pitch * 2 bytes; a change to a table shows up here.
+  EXPECT_EQ(fa2_fwd_tile_smem(128, false, Fa2FwdTile::kLargeGrid), 64 * 1024);
+  EXPECT_EQ(fa2_fwd_tile_smem(128, true, Fa2FwdTile::kLargeGrid), 64 * 1024);
+  EXPECT_EQ(fa2_fwd_tile_smem(128, false, Fa2FwdTile::kSmallGrid), 80 * 1024);
+  EXPECT_EQ(fa2_fwd_tile_smem(224, false, Fa2FwdTile::kLargeGrid), 128 * 1024);
+  EXPECT_EQ(fa2_fwd_tile_smem(224, false, Fa2FwdTile::kSmallGrid), 96 * 1024);
+  EXPECT_EQ(fa2_fwd_tile_smem(256, false, Fa2FwdTile::kLargeGrid), 96 * 1024);
+  EXPECT_EQ(fa2_bwd_tile_smem(32), 97 * 1024);
+  EXPECT_EQ(fa2_bwd_tile_smem(64), 162 * 1024);
+  EXPECT_EQ(fa2_bwd_tile_smem(128), 161 * 1024);
+  EXPECT_EQ(fa2_bwd_tile_smem(256), 209 * 1024);
+}
+
+TEST(Fa2TileChoice, Sm80AndSm86ForwardFallsBackOnlyAtD224) {
+  for (std::int64_t limit : {kSmemOptinSm80, kSmemOptinSm86}) {
+    for (int D : Fa2HeadDims::kValues) {
+      for (bool causal : {false, true}) {
+        // Small grids always get their own tile (all <= 96 KiB).
+        EXPECT_EQ(choose_fwd_tile(D, causal, true, limit), Fa2FwdTile::kSmallGrid) << D;
+        const Fa2FwdTile want =
+            limit == kSmemOptinSm86 && D == 224 ? Fa2FwdTile::kSmallGrid : Fa2FwdTile::kLargeGrid;
+        EXPECT_EQ(choose_fwd_tile(D, causal, false, limit), want) << D << " " << limit;
+      }
+    }
+  }
+}
+
+TEST(Fa2TileChoice, BackwardFitsOrIsRefusedWithTheSizes) {
+  for (int D : Fa2HeadDims::kValues) {
+    EXPECT_EQ(choose_bwd_tile(D, kSmemOptinSm86), D == 32) << D;
+    EXPECT_EQ(choose_bwd_tile(D, kSmemOptinSm80), D <= 192) << D;
+  }
+  EXPECT_EQ(fa2_smem_unsupported_reason(128, false, true, kSmemOptinSm86),
+            "fa2 backward at D=128 needs 161 KiB of shared memory per block (its one tile, tuned "
+            "for sm_90); this device allows 99 KiB");
+  EXPECT_EQ(fa2_smem_unsupported_reason(256, true, true, kSmemOptinSm80),
+            "fa2 backward at D=256 needs 209 KiB of shared memory per block (its one tile, tuned "
+            "for sm_90); this device allows 163 KiB");
+  // The forward alone runs there.
+  EXPECT_EQ(fa2_smem_unsupported_reason(128, false, false, kSmemOptinSm86), "");
+  EXPECT_EQ(fa2_smem_unsupported_reason(256, true, false, kSmemOptinSm80), "");
+  // Unknown limit: nothing refused here (the launchers still check).
+  EXPECT_EQ(fa2_smem_unsupported_reason(256, true, true, 0), "");
+}
+
+TEST(Fa2TileChoice, NothingChosenExceedsTheLimit) {
+  for (std::int64_t limit :
+       {std::int64_t{48 * 1024}, std::int64_t{64 * 1024}, kLimits[0], kLimits[1], kLimits[2]}) {
+    for (int D : Fa2HeadDims::kValues) {
+      for (bool causal : {false, true}) {
+        for (bool small : {false, true}) {
+          const auto tile = choose_fwd_tile(D, causal, small, limit);
+          if (tile) {
+            EXPECT_LE(fa2_fwd_tile_smem(D, causal, *tile), limit);
+          } else {
+            EXPECT_GT(fa2_fwd_tile_smem(D, causal, Fa2FwdTile::kLargeGrid), limit);
+            EXPECT_GT(fa2_fwd_tile_smem(D, causal, Fa2FwdTile::kSmallGrid), limit);
+            EXPECT_NE(fa2_smem_unsupported_reason(D, causal, false, limit), "");
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fa2b
