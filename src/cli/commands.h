@@ -48,8 +48,8 @@ void add_sweep_command(CLI::App& app, int& exit_code);
 void add_target_options(CLI::App* cmd, std::string& target, int& device);  // --target, --device
 // --isolate sets `isolate` to 1, --no-isolate to 0; without either it keeps its default.
 void add_isolate_flags(CLI::App* cmd, int& isolate);
-// Hidden: one case in a child process (see runner/isolated_case.h).
-void add_run_case_command(CLI::App& app, int& exit_code);
+// Hidden: the isolated worker process that runs case after case (see runner/worker_process.h).
+void add_run_worker_command(CLI::App& app, int& exit_code);
 
 void add_plan_command(CLI::App& app, int& exit_code);
 void add_check_command(CLI::App& app, int& exit_code);

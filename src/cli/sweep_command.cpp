@@ -257,8 +257,9 @@ int run_sweep_command(SweepArgs a, const ConfigRewrite& rewrite, bool* reports_w
   if (!a.quiet) {
     fmt::print(stderr, "fa2bench: {} case(s) from {} on the {} target{}{}; results in {}\n",
                cases.size(), config->path, target,
-               ex->isolated ? fmt::format(", each in its own process ({} worker{})", ex->workers,
-                                          ex->workers == 1 ? "" : "s")
+               ex->isolated ? fmt::format(", isolated in worker processes ({} worker{}, each "
+                                          "replaced after a crash, timeout or device error)",
+                                          ex->workers, ex->workers == 1 ? "" : "s")
                             : std::string(),
                shard ? fmt::format(", shard {}", a.shard) : std::string(), a.out);
     if (prior) {
@@ -294,6 +295,7 @@ int run_sweep_command(SweepArgs a, const ConfigRewrite& rewrite, bool* reports_w
   print_case_table(rs.cases);
   print_verdict_table(rs.checks);
   fmt::print("\nwrote {}/results.json, results.csv, summary.md, results.jsonl\n", a.out);
+  if (ex->isolated) fmt::print("workers started: {}\n", ex->executor->workers_started());
 
   if (interrupted) {
     fmt::print(stderr,
@@ -324,7 +326,8 @@ void add_target_options(CLI::App* cmd, std::string& target, int& device) {
 void add_isolate_flags(CLI::App* cmd, int& isolate) {
   cmd->add_flag_callback(
       "--isolate", [&isolate] { isolate = 1; },
-      "Run each case in its own process (default on the cuda target)");
+      "Run the cases in a worker process apart from this one, replaced after a crash, a "
+      "timeout or a sticky device error (default on the cuda target)");
   cmd->add_flag_callback(
       "--no-isolate", [&isolate] { isolate = 0; },
       "Run every case in this process (default on the cpu target)");

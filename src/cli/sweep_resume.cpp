@@ -107,7 +107,7 @@ bool apply_resume(SweepArgs& a, std::optional<SweepManifest>& manifest) {
     ok = restore(
         a.isolate == 1 ? "--isolate" : "--no-isolate", a.isolate, a.isolate != -1, recorded,
         [](int x, int y) { return x == y; }, "",
-        *m.isolated ? "each case in its own process" : "every case in one process", a.resume);
+        *m.isolated ? "cases in worker processes" : "every case in the sweep's process", a.resume);
   }
   return ok;
 }
