@@ -41,6 +41,7 @@ struct SweepArgs {
   std::string dump_filter;  // --dump-filter REGEX
   bool overwrite = false;   // --overwrite: move an earlier sweep's files in --out aside
   bool case_timeout_given = false;  // --case-timeout on the command line (even 0)
+  bool profile_once = false;        // --profile-once: each case run once, untimed, for profilers
 };
 void add_sweep_command(CLI::App& app, int& exit_code);
 // The options sweep and tune share. The references must outlive `cmd` (the commands keep their

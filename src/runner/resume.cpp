@@ -45,7 +45,8 @@ json to_json(const SweepManifest& m) {
               {"case_timeout_s", m.case_timeout_s},
               {"isolated", m.isolated ? json(*m.isolated) : json(nullptr)},
               {"dump", m.dump_dir},
-              {"dump_filter", m.dump_filter}};
+              {"dump_filter", m.dump_filter},
+              {"profile_once", m.profile_once}};
   return j;
 }
 
@@ -80,6 +81,7 @@ SweepManifest read_manifest(const std::string& path) {
       m.isolated = run["isolated"].get<bool>();
     m.dump_dir = get_or<std::string>(run, "dump", "");
     m.dump_filter = get_or<std::string>(run, "dump_filter", "");
+    m.profile_once = get_or<bool>(run, "profile_once", false);
   } catch (const JsonInputError& e) {
     throw ResultsFileError(e.what());
   } catch (const json::exception& e) {

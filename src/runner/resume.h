@@ -33,6 +33,7 @@ struct SweepManifest {
   std::optional<bool> isolated;  // whether the cases ran in worker processes
   std::string dump_dir;          // --dump, absolute (empty: none)
   std::string dump_filter;       // --dump-filter
+  bool profile_once = false;     // --profile-once
 };
 
 nlohmann::json to_json(const SweepManifest& m);

@@ -122,11 +122,16 @@ TEST(WorkerProtocol, ResultRoundTripsWithPoison) {
   r.result.status = Status::oom;
   r.result.reason = "over budget";
   r.poisoned = "illegal memory access";
+  r.result.wall_ms = WallTimes{1.5, 2.5, 3.5, 8.0};
+  r.result.c.measure.profile_once = true;
   const WorkerResponse back = parse_response(response_line(r));
   EXPECT_EQ(back.result.status, Status::oom);
   EXPECT_EQ(back.result.reason, "over budget");
   EXPECT_EQ(back.result.c.T_q, 32);
   EXPECT_EQ(back.poisoned, "illegal memory access");
+  EXPECT_EQ(back.result.wall_ms.verify, 2.5);
+  EXPECT_EQ(back.result.wall_ms.total, 8.0);
+  EXPECT_TRUE(back.result.c.measure.profile_once);
   const WorkerRequest q = parse_request(request_line(WorkerRequest{three_cases()[2], true}));
   EXPECT_EQ(q.c.T_q, 48);
   EXPECT_TRUE(q.dump);
