@@ -45,8 +45,8 @@ json to_json(const SweepManifest& m) {
               {"case_timeout_s", m.case_timeout_s},
               {"isolated", m.isolated ? json(*m.isolated) : json(nullptr)},
               {"dump", m.dump_dir},
-              {"dump_filter", m.dump_filter},
-              {"profile_once", m.profile_once}};
+              {"dump_filter", m.dump_filter}};
+  if (m.profile_once) j["run"]["profile_once"] = true;  // absent: a measured sweep
   return j;
 }
 

@@ -26,13 +26,18 @@ std::vector<Case> three_cases() {
   return cases;
 }
 
-// A fake worker: `body` runs in bash with the sweep's socket on fd 3.
-std::string fake_worker(const std::string& name, const std::string& body) {
-  // Per process: concurrent test runs must not rewrite each other's scripts.
+// Where fake worker `name` lives. Per process: concurrent test runs must not rewrite each
+// other's scripts.
+std::string fake_path(const std::string& name) {
   const auto dir = std::filesystem::temp_directory_path() /
                    ("fa2bench_fake_workers-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
-  const std::string path = (dir / (name + ".sh")).string();
+  return (dir / (name + ".sh")).string();
+}
+
+// A fake worker: `body` runs in bash with the sweep's socket on fd 3.
+std::string fake_worker(const std::string& name, const std::string& body) {
+  const std::string path = fake_path(name);
   std::ofstream(path) << "#!/bin/bash\n" << body << "\n";
   chmod(path.c_str(), 0755);
   return path;
@@ -82,6 +87,7 @@ TEST(WorkerPool, PoisonedWorkerIsReplacedAfterItsCase) {
 
 TEST(WorkerPool, CrashCostsThatCaseOnly) {
   // Crashes on the second case it is given; the replacement answers the third.
+  std::filesystem::remove(fake_path("crash") + ".crashed");
   const PoolRun run = run_pool(fake_worker("crash", R"(
 n=0
 while IFS= read -r line <&3; do
@@ -89,7 +95,7 @@ while IFS= read -r line <&3; do
   if [ "$n" -eq 2 ] && [ ! -e "$0.crashed" ]; then touch "$0.crashed"; kill -SEGV $$; fi
   printf '%s\n' "$line" | sed 's/^{"case":/{"result":/' >&3
 done)"));
-  std::filesystem::remove(fake_worker("crash", "") + ".crashed");
+  std::filesystem::remove(fake_path("crash") + ".crashed");
   ASSERT_EQ(run.results.size(), 3u);
   EXPECT_EQ(run.results.at(0).status, Status::ok);
   EXPECT_EQ(run.results.at(1).status, Status::error);
