@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   fa2b::add_backends_command(app, exit_code);
   fa2b::add_compare_command(app, exit_code);
   fa2b::add_merge_command(app, exit_code);
-  fa2b::add_run_case_command(app, exit_code);
+  fa2b::add_run_worker_command(app, exit_code);
   fa2b::add_tune_command(app, exit_code);
   fa2b::add_export_command(app, exit_code);
   try {

@@ -20,12 +20,14 @@ ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-comput
 sets=(--clock-control none --set full --import-source no)
 for case_id in "$@"; do
   file=$(echo "$case_id" | tr '/' '_')
-  # One fa2 launch after two warm-ups: --no-isolate keeps it in this process, and the timing
-  # samples are cut to what ncu needs.
-  "$ncu_bin" "${sets[@]}" -k regex:fa2_fwd_kernel --launch-skip 2 --launch-count 1 \
+  # One fa2 launch: --profile-once runs the case's kernel exactly once (no warm-ups, no
+  # verification run, one sample), so nothing is skipped; ncu's replay needs no warm-up (it
+  # restores memory and flushes the caches before each pass). --no-isolate keeps it in this
+  # process.
+  "$ncu_bin" "${sets[@]}" -k regex:fa2_fwd_kernel --launch-skip 0 --launch-count 1 \
     -f -o "/tmp/$file.fa2" "$bin" sweep --config "$config" --target cuda --no-isolate --quiet \
-    --backends fa2 --filter "^fa2/$case_id\$" --out "/tmp/profile_sweep_$file" \
-    --set measure.warmup=2 --set measure.min_samples=1 --set measure.max_samples=1 \
+    --backends fa2 --filter "^fa2/$case_id\$" --out "/tmp/profile_sweep_$file" --overwrite \
+    --profile-once \
     > "$dir/$file.fa2.log" 2>&1
   echo "ncu fa2 $case_id: exit $?"
   # Same shape through PyTorch's flash backend (shape B-H-T-D/dtype/causal|full).

@@ -41,6 +41,7 @@ struct SweepArgs {
   std::string dump_filter;  // --dump-filter REGEX
   bool overwrite = false;   // --overwrite: move an earlier sweep's files in --out aside
   bool case_timeout_given = false;  // --case-timeout on the command line (even 0)
+  bool profile_once = false;        // --profile-once: each case run once, untimed, for profilers
 };
 void add_sweep_command(CLI::App& app, int& exit_code);
 // The options sweep and tune share. The references must outlive `cmd` (the commands keep their
@@ -48,8 +49,8 @@ void add_sweep_command(CLI::App& app, int& exit_code);
 void add_target_options(CLI::App* cmd, std::string& target, int& device);  // --target, --device
 // --isolate sets `isolate` to 1, --no-isolate to 0; without either it keeps its default.
 void add_isolate_flags(CLI::App* cmd, int& isolate);
-// Hidden: one case in a child process (see runner/isolated_case.h).
-void add_run_case_command(CLI::App& app, int& exit_code);
+// Hidden: the isolated worker process that runs case after case (see runner/worker_process.h).
+void add_run_worker_command(CLI::App& app, int& exit_code);
 
 void add_plan_command(CLI::App& app, int& exit_code);
 void add_check_command(CLI::App& app, int& exit_code);

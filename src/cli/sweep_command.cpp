@@ -16,6 +16,7 @@
 #include "cli/sweep_resume.h"
 #include "cli/sweep_setup.h"
 #include "cli/tables.h"
+#include "cli/wall_summary.h"
 #include "core/backend_catalog.h"
 #include "core/case_regex.h"
 #include "io/atomic_file.h"
@@ -139,6 +140,7 @@ int run_sweep_command(SweepArgs a, const ConfigRewrite& rewrite, bool* reports_w
   }
 
   std::vector<Case> cases = cases_for_target(config->cases, target);
+  for (Case& c : cases) c.measure.profile_once = a.profile_once;
   if (const auto dup = find_duplicate_case(cases)) {
     const Case& first = cases[dup->first];
     const Case& second = cases[dup->second];
@@ -246,6 +248,7 @@ int run_sweep_command(SweepArgs a, const ConfigRewrite& rewrite, bool* reports_w
   manifest.isolated = ex->isolated;
   manifest.dump_dir = absolute_or_empty(a.dump);
   manifest.dump_filter = a.dump_filter;
+  manifest.profile_once = a.profile_once;
   for (const Case& c : cases) manifest.case_ids.push_back(c.id());
   try {
     write_manifest(manifest, (out / "sweep.json").string());
@@ -257,8 +260,9 @@ int run_sweep_command(SweepArgs a, const ConfigRewrite& rewrite, bool* reports_w
   if (!a.quiet) {
     fmt::print(stderr, "fa2bench: {} case(s) from {} on the {} target{}{}; results in {}\n",
                cases.size(), config->path, target,
-               ex->isolated ? fmt::format(", each in its own process ({} worker{})", ex->workers,
-                                          ex->workers == 1 ? "" : "s")
+               ex->isolated ? fmt::format(", isolated in worker processes ({} worker{}, each "
+                                          "replaced after a crash, timeout or device error)",
+                                          ex->workers, ex->workers == 1 ? "" : "s")
                             : std::string(),
                shard ? fmt::format(", shard {}", a.shard) : std::string(), a.out);
     if (prior) {
@@ -273,6 +277,7 @@ int run_sweep_command(SweepArgs a, const ConfigRewrite& rewrite, bool* reports_w
   // then finished, leaves a complete sweep).
   const bool interrupted = rs.interrupted;
   rs.filter = a.filter;
+  rs.profile_once = a.profile_once;
   rs.checks = evaluate_checks(config->checks, rs.cases);
   defer_cross_shard_checks(rs, *config, rs.checks);
   explain_filtered_selections(rs, *config, rs.checks);
@@ -294,6 +299,8 @@ int run_sweep_command(SweepArgs a, const ConfigRewrite& rewrite, bool* reports_w
   print_case_table(rs.cases);
   print_verdict_table(rs.checks);
   fmt::print("\nwrote {}/results.json, results.csv, summary.md, results.jsonl\n", a.out);
+  fmt::print("{}\n", wall_summary_line(rs, options.finished,
+                                       ex->isolated ? ex->executor->workers_started() : -1));
 
   if (interrupted) {
     fmt::print(stderr,
@@ -324,7 +331,8 @@ void add_target_options(CLI::App* cmd, std::string& target, int& device) {
 void add_isolate_flags(CLI::App* cmd, int& isolate) {
   cmd->add_flag_callback(
       "--isolate", [&isolate] { isolate = 1; },
-      "Run each case in its own process (default on the cuda target)");
+      "Run the cases in a worker process apart from this one, replaced after a crash, a "
+      "timeout or a sticky device error (default on the cuda target)");
   cmd->add_flag_callback(
       "--no-isolate", [&isolate] { isolate = 0; },
       "Run every case in this process (default on the cpu target)");
@@ -402,6 +410,9 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--baseline", args->baseline,
                   "Backend the summary's speedups and memory reductions are relative to")
       ->capture_default_str();
+  cmd->add_flag("--profile-once", args->profile_once,
+                "Run each selected case once for a profiler (ncu, nsys): no warm-ups, no "
+                "verification, one timed sample; the results say \"profile_once\": true");
   cmd->add_flag("--quiet,-q", args->quiet, "No progress on stderr");
   cmd->callback([args, cmd, &exit_code] {
     args->case_timeout_given = cmd->count("--case-timeout") > 0;

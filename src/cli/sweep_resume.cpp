@@ -102,12 +102,16 @@ bool apply_resume(SweepArgs& a, std::optional<SweepManifest>& manifest) {
                      or_none(m.dump_dir), a.resume);
   ok = ok && restore("--dump-filter", a.dump_filter, !a.dump_filter.empty(), m.dump_filter,
                      same_text, a.dump_filter, or_none(m.dump_filter), a.resume);
+  ok =
+      ok && restore(
+                "--profile-once", a.profile_once, a.profile_once, m.profile_once,
+                [](bool x, bool y) { return x == y; }, "", m.profile_once ? "on" : "off", a.resume);
   if (ok && m.isolated) {  // not recorded by older versions: the command line decides
     const int recorded = *m.isolated ? 1 : 0;
     ok = restore(
         a.isolate == 1 ? "--isolate" : "--no-isolate", a.isolate, a.isolate != -1, recorded,
         [](int x, int y) { return x == y; }, "",
-        *m.isolated ? "each case in its own process" : "every case in one process", a.resume);
+        *m.isolated ? "cases in worker processes" : "every case in the sweep's process", a.resume);
   }
   return ok;
 }

@@ -78,8 +78,8 @@ std::unique_ptr<SweepExecution> set_up_execution(const SweepArgs& a, std::int64_
   const bool wants_pool = a.cpu_workers > 0 || !a.devices.empty();
   if (a.isolate == 0 && (wants_pool || a.case_timeout > 0)) {
     fmt::print(stderr,
-               "fa2bench: --no-isolate cannot be combined with {}: those run every case in "
-               "its own process\n",
+               "fa2bench: --no-isolate cannot be combined with {}: those run the cases in "
+               "worker processes\n",
                a.cpu_workers > 0    ? "--cpu-workers"
                : !a.devices.empty() ? "--devices"
                                     : "--case-timeout");
@@ -159,11 +159,10 @@ std::unique_ptr<SweepExecution> set_up_execution(const SweepArgs& a, std::int64_
   ex->work_dir =
       ((ec ? std::filesystem::path(a.out) : out) / (kWorkDirPrefix + std::to_string(getpid())))
           .string();
-  ChildSpec spec;
+  WorkerSpec spec;
   spec.target = target;
   spec.memory_budget = budget;
   spec.timeout_s = a.case_timeout;
-  spec.work_dir = ex->work_dir;
   spec.dump = dump;
   ex->workers = static_cast<int>(slots.size());
   ex->executor = make_worker_pool(std::move(spec), std::move(slots));

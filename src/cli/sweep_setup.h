@@ -19,8 +19,9 @@ struct SweepExecution {
   SweepTarget target;
   bool isolated = false;
   int workers = 1;
-  // Isolated runs: the children's case and result files, in --out (a sweep killed with -9
-  // leaves it there, for the next sweep into --out to remove, not in /tmp for good).
+  // Isolated runs: a scratch folder in --out that marks the running isolated sweep. The
+  // workers talk over sockets and write nothing there today; it stays so that a sweep killed
+  // with -9 is still recognisable (the next sweep into --out removes it).
   std::string work_dir;
   // Creates work_dir (if any) once --out is locked; false with the reason printed.
   bool create_work_dir();

@@ -51,6 +51,9 @@ struct MeasureSettings {
   // Samples taken while the GPU reported a throttle reason other than idle are left out of the
   // statistics (and counted) instead of only flagged.
   bool drop_throttled = false;
+  // `sweep --profile-once` (not a config key): no warm-ups, no verification, one timed sample,
+  // so a profiler (ncu, nsys) sees each case's kernel exactly once.
+  bool profile_once = false;
 };
 
 struct Case {

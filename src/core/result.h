@@ -69,6 +69,15 @@ struct Accuracy {
   ErrorStats& of(Grad g) { return grad[static_cast<int>(g)]; }
 };
 
+// Wall time of a case's phases in the runner, milliseconds: setup (allocation, input
+// generation, prepare, poisoning), verify (the first run, the float64 check, --dump), timing
+// (warm-ups and timed samples), total (all of run_case, freeing included; more than the sum).
+// total is NaN, and results carry no wall_ms, for cases the runner did not run (unsupported
+// before allocation, or results made without a run); phases not reached stay 0.
+struct WallTimes {
+  double setup = 0, verify = 0, timing = 0, total = kNaN;
+};
+
 struct CaseResult {
   Case c;
   std::string target;     // "cuda" or "cpu"
@@ -83,6 +92,7 @@ struct CaseResult {
   // the device or dtype has none.
   double pct_of_peak_flops = kNaN, pct_of_peak_bw = kNaN;
   double prepare_ms = kNaN;  // wall time of backend.prepare() (workspace, plan building)
+  WallTimes wall_ms;
   std::string backend_info;  // free-form, from Backend::info() after prepare(); "" when none
   MemoryStats memory;
   Accuracy accuracy;
@@ -127,6 +137,7 @@ struct ResultSet {
   std::vector<CaseResult> cases;
   std::vector<Verdict> checks;
   bool interrupted = false;
+  bool profile_once = false;  // `sweep --profile-once`: untimed, unverified single runs
   double wall_s = 0;
   // `sweep --shard I/N`: this set holds the cases with index % N == I (count 0: not sharded).
   int shard_index = 0, shard_count = 0;

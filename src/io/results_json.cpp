@@ -47,17 +47,19 @@ J params_block(const Case& c) {
 // The measuring settings a case ran with, as results, `plan` and `tune` write them.
 template <class J>
 J measure_block(const MeasureSettings& m) {
-  return {{"warmup", m.warmup},
-          {"min_samples", m.min_samples},
-          {"max_samples", m.max_samples},
-          {"target_rel_spread", number_json<J>(m.target_rel_spread)},
-          {"max_time_s", number_json<J>(m.max_time_s)},
-          {"seed", m.seed},
-          {"inputs", to_string(m.inputs)},
-          {"l2_flush", m.l2_flush},
-          {"verify_rows", m.verify_rows},
-          {"keep_samples", m.keep_samples},
-          {"drop_throttled", m.drop_throttled}};
+  J j = {{"warmup", m.warmup},
+         {"min_samples", m.min_samples},
+         {"max_samples", m.max_samples},
+         {"target_rel_spread", number_json<J>(m.target_rel_spread)},
+         {"max_time_s", number_json<J>(m.max_time_s)},
+         {"seed", m.seed},
+         {"inputs", to_string(m.inputs)},
+         {"l2_flush", m.l2_flush},
+         {"verify_rows", m.verify_rows},
+         {"keep_samples", m.keep_samples},
+         {"drop_throttled", m.drop_throttled}};
+  if (m.profile_once) j["profile_once"] = true;  // absent: a measured case
+  return j;
 }
 
 template <class J>
@@ -98,6 +100,12 @@ J case_json(const CaseResult& r) {
   if (std::isfinite(r.pct_of_peak_flops)) j["pct_of_peak_flops"] = r.pct_of_peak_flops;
   if (std::isfinite(r.pct_of_peak_bw)) j["pct_of_peak_bw"] = r.pct_of_peak_bw;
   j["prepare_ms"] = number_json<J>(r.prepare_ms);
+  if (std::isfinite(r.wall_ms.total)) {
+    j["wall_ms"] = {{"setup", number_json<J>(r.wall_ms.setup)},
+                    {"verify", number_json<J>(r.wall_ms.verify)},
+                    {"timing", number_json<J>(r.wall_ms.timing)},
+                    {"total", number_json<J>(r.wall_ms.total)}};
+  }
   if (!r.backend_info.empty()) j["backend_info"] = r.backend_info;
   j["memory"] = {{"peak_bytes", r.memory.peak_bytes},
                  {"workspace_bytes", r.memory.workspace_bytes},
@@ -221,6 +229,8 @@ J set_json(const ResultSet& rs) {
   }
   if (!rs.filter.empty()) j["filter"] = rs.filter;
   j["wall_s"] = number_json<J>(rs.wall_s);
+  // The run's options that make its numbers unlike a measured sweep's; absent: none.
+  if (rs.profile_once) j["run"] = {{"profile_once", true}};
   J checks = J::array();
   for (const Verdict& v : rs.checks) checks.push_back(verdict_json<J>(v));
   j["checks"] = std::move(checks);

@@ -207,6 +207,7 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
       }
     }
     rd.opt_bool(*m, mp, "drop_throttled", ms.drop_throttled);
+    rd.opt_bool(*m, mp, "profile_once", ms.profile_once);
     if (const json* v = rd.find(*m, "inputs")) {
       ms.inputs = rd.enum_value<InputDist>(rd.to_string(*v, mp + "/inputs"), mp + "/inputs",
                                            "input distribution",
@@ -252,6 +253,13 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
   if (const json* g = rd.opt_object(j, at, "gpu_state")) r.gpu_state = *g;
   rd.opt_double(j, at, "flops", r.flops);
   rd.opt_double(j, at, "prepare_ms", r.prepare_ms);
+  if (const json* w = rd.opt_object(j, at, "wall_ms")) {
+    const std::string wp = at + "/wall_ms";
+    rd.opt_double(*w, wp, "setup", r.wall_ms.setup);
+    rd.opt_double(*w, wp, "verify", r.wall_ms.verify);
+    rd.opt_double(*w, wp, "timing", r.wall_ms.timing);
+    rd.opt_double(*w, wp, "total", r.wall_ms.total);
+  }
   rd.opt_string(j, at, "backend_info", r.backend_info);
   rd.opt_double(j, at, "tflops", r.tflops);
   rd.opt_double(j, at, "gbps", r.gbps);
@@ -364,6 +372,8 @@ ResultSet read_result_set(const Reader& rd, const json& j) {
   }
   rd.opt_string(j, "", "filter", rs.filter);
   rd.opt_double(j, "", "wall_s", rs.wall_s);
+  if (const json* run = rd.opt_object(j, "", "run"))
+    rd.opt_bool(*run, "/run", "profile_once", rs.profile_once);
   return rs;
 }
 

@@ -17,11 +17,18 @@
 #include "core/stats.h"
 #include "core/throttled_samples.h"
 #include "runner/case_dump.h"
+#include "runtime/nvtx_range.h"
 #include "verify/reference.h"
 #include "verify/reference_grad.h"
 
 namespace fa2b {
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
 
 // The case's tensors, owned through the platform's tracker. The training modes add dO (like
 // O) and the gradients dQ, dK, dV (like Q, K, V).
@@ -171,7 +178,8 @@ std::function<void()> timed_region(const Case& c, Backend& backend, const AttnPa
 void sample_timings(const Case& c, const std::function<void()>& launch, Platform& platform,
                     CaseResult& r) {
   const MeasureSettings& m = c.measure;
-  for (int i = 0; i < m.warmup; ++i) platform.time_ms(launch, false);
+  const int warmup = m.profile_once ? 0 : m.warmup;  // --profile-once: the one run profiled
+  for (int i = 0; i < warmup; ++i) platform.time_ms(launch, false);
   platform.check_after_run("warm-up");
 
   std::vector<double> samples;
@@ -179,8 +187,13 @@ void sample_timings(const Case& c, const std::function<void()>& launch, Platform
   const GpuReading state_start = probe ? probe->read() : GpuReading{};
   std::vector<GpuReading> state_after;
   const auto start = std::chrono::steady_clock::now();
-  while (static_cast<int>(samples.size()) < m.max_samples) {
-    samples.push_back(platform.time_ms(launch, m.l2_flush));
+  const int max_samples = m.profile_once ? 1 : m.max_samples;
+  while (static_cast<int>(samples.size()) < max_samples) {
+    {
+      const NvtxRange range(kNvtxEnabled ? fmt::format("{} #{}", c.id(), samples.size())
+                                         : std::string());
+      samples.push_back(platform.time_ms(launch, m.l2_flush));
+    }
     if (probe) state_after.push_back(probe->read());
     const int n = static_cast<int>(samples.size());
     if (n >= m.min_samples) {
@@ -218,6 +231,29 @@ void sample_timings(const Case& c, const std::function<void()>& launch, Platform
   }
 }
 
+// The first run (its time is time_ms.first), the float64 check of its output (and gradients),
+// and --dump: the result's accuracy and wall_ms.verify.
+void verify_and_dump(const Case& c, const CaseTensors& t, const std::function<void()>& launch,
+                     const DumpRequest* dump, Platform& platform, CaseResult& r) {
+  const auto start = Clock::now();
+  r.time.first_ms = platform.time_ms(launch, false);
+  platform.check_after_run("first run");
+  VerifyData vd;
+  r.accuracy = verify(c, t, platform, vd);
+  if (runs_backward(c.mode)) verify_grads(c, t, vd.rows, platform, r.accuracy);
+  if (dump) {
+    const DumpTensors dt{t.q.get(), t.k.get(), t.v.get(), t.o.get(), t.qd, t.kd, t.vd, t.od};
+    std::string warning;
+    try {
+      warning = dump_case(dump->dir, dump->max_bytes, c, dt, vd.rows, vd.ref, vd.ref_lse, platform);
+    } catch (const std::runtime_error& e) {
+      warning = std::string("--dump: ") + e.what();
+    }
+    if (!warning.empty()) fmt::print(stderr, "fa2bench: warning: {}\n", warning);
+  }
+  r.wall_ms.verify = ms_since(start);
+}
+
 }  // namespace
 
 CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const DumpRequest* dump) {
@@ -228,6 +264,7 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
   r.flops = case_flops(c);
   r.memory = predicted_memory(c);
 
+  const NvtxRange case_range(kNvtxEnabled ? c.id() : std::string());
   std::string why;
   if (platform.broken(&why)) {
     r.status = Status::error;
@@ -241,6 +278,7 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
     return r;
   }
 
+  const auto case_start = Clock::now();
   MemoryTracker& tracker = platform.tracker();
   tracker.reset_peak();
   const std::int64_t base = tracker.current_bytes();
@@ -278,25 +316,13 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
       backend.run(p, platform.stream());
       platform.check_after_run("forward before the backward");
     }
+    r.wall_ms.setup = ms_since(case_start);
     const std::function<void()> launch = timed_region(c, backend, p, bp, platform);
-    r.time.first_ms = platform.time_ms(launch, false);
-    platform.check_after_run("first run");
-    VerifyData vd;
-    r.accuracy = verify(c, t, platform, vd);
-    if (backward) verify_grads(c, t, vd.rows, platform, r.accuracy);
-    if (dump) {
-      const DumpTensors dt{t.q.get(), t.k.get(), t.v.get(), t.o.get(), t.qd, t.kd, t.vd, t.od};
-      std::string warning;
-      try {
-        warning =
-            dump_case(dump->dir, dump->max_bytes, c, dt, vd.rows, vd.ref, vd.ref_lse, platform);
-      } catch (const std::runtime_error& e) {
-        warning = std::string("--dump: ") + e.what();
-      }
-      if (!warning.empty()) fmt::print(stderr, "fa2bench: warning: {}\n", warning);
-    }
-
+    // --profile-once: the profiled run is the one timed sample; nothing else runs the kernel.
+    if (!c.measure.profile_once) verify_and_dump(c, t, launch, dump, platform, r);
+    const auto timing_start = Clock::now();
     sample_timings(c, launch, platform, r);
+    r.wall_ms.timing = ms_since(timing_start);
     r.memory.peak_bytes = tracker.peak_bytes() - base;
     r.memory.workspace_bytes = r.memory.peak_bytes - io;
     r.tflops = r.flops / (r.time.median * 1e-3) / 1e12;
@@ -318,6 +344,7 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
     r.status = Status::error;
     r.reason = e.what();
   }
+  r.wall_ms.total = ms_since(case_start);
   return r;
 }
 

@@ -1,5 +1,5 @@
-// How a sweep's cases get run: in this process on one platform, or each in a child process
-// (isolation), possibly several at once (a worker pool over devices or CPU worker slots).
+// How a sweep's cases get run: in this process on one platform, or in long-lived worker
+// processes (isolation), possibly several at once (a worker pool over devices or CPU slots).
 #pragma once
 
 #include <cstdint>
@@ -42,6 +42,8 @@ class CaseExecutor {
   virtual void run(const std::vector<Case>& cases, const std::vector<std::size_t>& todo,
                    const CaseEvents& events) = 0;
   virtual int slots() const { return 1; }
+  // Worker processes started so far (isolation); 0 when cases run in this process.
+  virtual int workers_started() const { return 0; }
 };
 
 // Runs on `platform` in this process; CPU backends listed on the cuda target run on a host

@@ -46,6 +46,7 @@ json to_json(const SweepManifest& m) {
               {"isolated", m.isolated ? json(*m.isolated) : json(nullptr)},
               {"dump", m.dump_dir},
               {"dump_filter", m.dump_filter}};
+  if (m.profile_once) j["run"]["profile_once"] = true;  // absent: a measured sweep
   return j;
 }
 
@@ -80,6 +81,7 @@ SweepManifest read_manifest(const std::string& path) {
       m.isolated = run["isolated"].get<bool>();
     m.dump_dir = get_or<std::string>(run, "dump", "");
     m.dump_filter = get_or<std::string>(run, "dump_filter", "");
+    m.profile_once = get_or<bool>(run, "profile_once", false);
   } catch (const JsonInputError& e) {
     throw ResultsFileError(e.what());
   } catch (const json::exception& e) {

@@ -30,9 +30,10 @@ struct SweepManifest {
   // a manifest written before they were recorded reads as the defaults).
   std::string memory_budget;     // --memory-budget as given (empty: none)
   double case_timeout_s = 0;     // --case-timeout (0: none)
-  std::optional<bool> isolated;  // whether each case ran in its own process
+  std::optional<bool> isolated;  // whether the cases ran in worker processes
   std::string dump_dir;          // --dump, absolute (empty: none)
   std::string dump_filter;       // --dump-filter
+  bool profile_once = false;     // --profile-once
 };
 
 nlohmann::json to_json(const SweepManifest& m);

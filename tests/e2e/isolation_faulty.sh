@@ -12,7 +12,7 @@ expect_output "unknown backend \"faulty-segv\""
 # A segfault: status error with the signal, and the next case (same sweep) runs fine.
 expect_exit 1 "$FAULTY" sweep --config "$CFG" --target cpu --isolate --filter "$ONE" \
   --backends faulty-segv,fa2 --out "$TMP/segv"
-expect_output "each in its own process"
+expect_output "isolated in worker processes"
 python3 - "$TMP/segv/results.json" <<'PY' || fail "segv results"
 import json, sys
 r = json.load(open(sys.argv[1]))

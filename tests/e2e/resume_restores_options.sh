@@ -29,7 +29,7 @@ cmp -s "$D/sweep.json" "$TMP/first_manifest.json" || fail "a refused resume rewr
 # The same values are fine; left out, they come back from sweep.json (the rest of the config
 # runs with the budget, the timeout, isolation and the dump settings of the first part).
 expect_exit 0 "$BIN" sweep --config "$CFG" --target cpu --resume "$D" --memory-budget 1024MiB
-expect_output "each in its own process"
+expect_output "isolated in worker processes"
 expect_output "4 case(s) already finished, 4 to run"
 python3 - "$D/sweep.json" "$TMP/first_manifest.json" <<'PY' || fail "restored run options"
 import json, sys
