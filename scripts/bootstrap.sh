@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # One-step set-up on a fresh Debian/Ubuntu machine: installs the missing build packages,
 # configures and builds fa2bench into ./build (Release). Safe to re-run: it only rebuilds.
 #

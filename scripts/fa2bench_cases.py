@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A config's expanded cases, as `fa2bench plan --cases-json` writes them, for the scripts that
 run the same cases elsewhere (torch_sdpa_baseline.py, torch_train_step.py)."""
 import json, os, subprocess, sys, tempfile

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Where a kernel's warps wait: reads the per-SASS-line source counters that
 `ncu --page source --csv --print-source sass` writes (scripts/h200/ncu_case.sh) and prints the
 stall reasons' shares over the whole kernel, then the instructions with the most stall samples.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Key Nsight Compute metrics of several profiled kernels, side by side, as a Markdown table.
 
 Input: files written by `ncu --import REP --page raw --csv` (one kernel each, or several).

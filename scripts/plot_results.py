@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Plot fa2bench results files (schema fa2bench/results/1, or transformer results).
 
     scripts/plot_results.py RESULTS.json [MORE.json ...] [--out DIR] [--at-T 2048]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # ptxas register/spill report of every shipped fa2 instantiation unit (forward and backward),
 # for the "0 bytes spill"
 # rule of the kernel tables (needs only nvcc, no GPU):

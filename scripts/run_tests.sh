@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds (via bootstrap.sh) and runs the whole test suite. GPU tests skip cleanly without a GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."

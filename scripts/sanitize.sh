@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs the GPU kernel tests under compute-sanitizer (memcheck, racecheck, synccheck) on small,
 # odd shapes covering every kernel instantiation, writes a summary, and exits non-zero when any
 # tool reports an error (or a test fails).

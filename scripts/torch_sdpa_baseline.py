@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """PyTorch SDPA backends over the cases of an fa2bench config, written as an fa2bench results
 file, so `fa2bench compare` and the reports put PyTorch beside our kernels.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The seed article's transformer training step in PyTorch, over the transformer cases of an
 fa2bench config, written as an fa2bench model-results file (kind fa2bench-model-results), so the
 same model with PyTorch's SDPA backends stands beside ours.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fa2bench: benchmark exact attention kernels (naive vs FlashAttention-2 and peers).
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // POD parameters shared by every attention kernel (GPU and CPU). Plain C++ so that host code
 // compiled by g++ and device code compiled by nvcc see the same struct.
 //

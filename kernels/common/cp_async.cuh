@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cp.async (sm_80+) wrappers: global -> shared copies that bypass registers, so tile loads
 // overlap the tensor-core work of the previous tile.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small device helpers the runner needs around every kernel: deterministic input fill,
 // output poisoning, non-finite counting, and gathering rows for verification.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Round-to-nearest-even conversion of a float to the kernels' 16-bit storage types, and the
 // exact widening back to float.
 #pragma once

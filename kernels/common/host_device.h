@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Lets small numeric helpers compile for both host (g++) and device (nvcc).
 #if defined(__CUDACC__)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Deterministic input values as a pure function of (seed, tensor, logical index), identical on
 // host and device. The device fills Q, K, V with it; the float64 reference regenerates any
 // element it needs instead of copying tensors back. Only integer ops and exactly rounded float

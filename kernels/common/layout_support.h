@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host-side support rules shared by our CUDA kernels (fa2, naive): a non-empty shape, query
 // heads that group evenly over the key/value heads, and rows that start on 16-byte boundaries
 // (both kernels move rows in 16-byte copies). Each kernel adds its own dtype, head-dim and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tensor-core fragment helpers for sm_80+: mma.sync m16n8k16 (f32 accumulate) and ldmatrix.
 // Inline PTX keeps the fragment layouts explicit, which the FA2 kernel relies on to reuse the
 // score accumulators as the A operand of the second GEMM without a trip through shared memory.

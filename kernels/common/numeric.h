@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fp16 / bf16 storage conversions with round-to-nearest-even, identical on host and device,
 // so the CPU target stores exactly what a GPU would. Pure integer bit manipulation.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // XOR swizzle for row-major b16 tiles in shared memory.
 //
 // ldmatrix reads eight 16-byte rows at the same logical column; with a row pitch that is a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FlashAttention-2 backward on CUDA tensor cores (sm_80+). Host-callable entry points.
 //
 // Three launches on one stream: a preprocessing pass (D_i = rowsum(dO o O) per query row, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FlashAttention-2 backward kernels (Dao 2023, algorithm 2) on mma.sync tensor cores.
 //
 // fa2_bwd_preprocess: D_i = rowsum(dO o O) for every query row, and the fp32 dQ accumulator

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Definition of run_fa2_bwd<T, D>; included only by the instantiation units under inst/.
 #pragma once
 

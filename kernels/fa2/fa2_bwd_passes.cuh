@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The three launches of a flash-style backward on one stream (fa2's and fa3's): the
 // preprocessing pass (D_i = rowsum(dO o O), the fp32 dQ accumulator zeroed), the family's main
 // kernel, and the pass converting the accumulator to dQ.

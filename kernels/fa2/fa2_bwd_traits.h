@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tile shapes of the FA2 backward kernel, one set per head dim.
 //
 // A CTA owns kBlockN keys of one KV head and walks every query block of every query head of

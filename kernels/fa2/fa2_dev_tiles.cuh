@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Candidate tiles for tuning; included only by the units under inst/dev/. Keep this table, the
 // variant list in inst/fa2_fwd_dev_variants.cu and gen_dev_units.py's list of (D, tile) in step.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tuning candidates of the FA2 forward kernel (FA2BENCH_DEV_KERNELS=ON only): tile shapes per
 // head dim, each instantiated for fp16 and bf16 in its own unit under inst/dev/ (so the build
 // compiles them in parallel), and the variant list that `fa2bench tune` times.

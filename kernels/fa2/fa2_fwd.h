@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FlashAttention-2 forward on CUDA tensor cores (sm_80+). Host-callable entry point.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FlashAttention-2 forward kernel (Dao 2023) on mma.sync tensor cores.
 //
 // One CTA per (query tile, batch, head). Q is staged once; K and V tiles stream through shared

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Declaration of the per-(dtype, head dim) launchers. Each is explicitly instantiated in its own
 // translation unit under inst/ so that the kernels compile in parallel.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The head dims the fa2 kernels (forward and backward) are compiled for. This list is the one
 // place they are named: the runtime dispatch, the support message, the tests' parameter lists
 // and the instantiation units (inst/gen_units.py reads the Fa2HeadDims line; CI runs it with

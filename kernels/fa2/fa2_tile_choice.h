@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which fa2 tile a device can launch: pure host functions of (head dim, mask, grid class) and
 // the device's opt-in shared memory per block (cudaDevAttrMaxSharedMemoryPerBlockOptin), so a
 // unit test checks the choice for every architecture's limit without a GPU.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared-memory tile I/O and small device helpers of the FA2 kernels (forward and backward):
 // the swizzled cp.async tile loader, per-lane ldmatrix bases, ex2.approx, and an unhoistable
 // read of threadIdx.x.

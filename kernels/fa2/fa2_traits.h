@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tile shapes of the FA2 forward kernel, one set per (head dim, grid class).
 //
 // Each warp owns kMTiles 16-row slices of the query tile, so Br = 16 * kMTiles * kWarps. Two

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One warp's tensor-core GEMM on swizzled shared-memory tiles: a 16-row strip of C (fp32
 // accumulators in the m16n8 layout of mma.cuh) += A (16 x kK) * B (kK x 8 kNT).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runtime -> compile-time dispatch in the style of flash-attention's static_switch.h: each macro
 // turns a runtime value into a constexpr visible to the body, so one call site instantiates the
 // right template.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host side of the fa3 backward: support rules and the (dtype, head dim) dispatch; the kernels
 // are in the sm_90a units under inst/ (FA2BENCH_HAVE_FA3).
 #include <cuda_bf16.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hopper attention backward (sm_90a: wgmma). Host-callable entry points; the same three
 // launches as fa2's backward (fa2_bwd.h), with the main kernel on warpgroup MMA.
 #pragma once

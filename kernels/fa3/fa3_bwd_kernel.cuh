@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hopper attention backward, version 1: FlashAttention-2's backward (Dao 2023, algorithm 2) on
 // warpgroup MMA.
 //

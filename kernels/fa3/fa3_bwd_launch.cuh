@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Definition of run_fa3_bwd<T, D>; included only by the sm_90a instantiation units (inst/).
 #pragma once
 

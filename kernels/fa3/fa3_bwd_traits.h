@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tile shapes of the Hopper (sm_90a) backward. One CTA per (key block, KV head, batch) of two
 // warpgroups, each owning 64 keys: the wgmma M of Sᵀ = K·Qᵀ, dPᵀ = V·dOᵀ, dV += Pᵀ·dO and
 // dK += dSᵀ·Q, whose accumulators (dK, dV: 64 × D per warpgroup) stay in registers across the

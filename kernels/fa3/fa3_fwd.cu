@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host side of the fa3 forward: the support rules and the (dtype, head dim) dispatch. The
 // kernels themselves are in the sm_90a units under inst/, built only when the architecture
 // list has 90 (FA2BENCH_HAVE_FA3).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hopper-native attention forward (sm_90a: wgmma). Host-callable entry points.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hopper attention forward, version 2: the FlashAttention-2 algorithm on warpgroup MMA.
 //
 // One CTA per (query tile, batch, head), one warpgroup per 64 query rows. Q is staged once; K

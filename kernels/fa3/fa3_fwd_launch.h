@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-(dtype, head dim) launchers of the fa3 forward, defined in inst/ (sm_90a only).
 #pragma once
 

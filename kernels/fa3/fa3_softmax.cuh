@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The online softmax of one warpgroup's score tile, on the wgmma accumulator layout: thread
 // element i of an m64nN accumulator is row (lane / 4) + 8 (i / 2 % 2) of its warp's 16 rows,
 // column 8 (i / 4) + 2 (lane % 4) + i % 2, so each thread holds two rows and the four lanes of

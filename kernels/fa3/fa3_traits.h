@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tile shapes of the Hopper (sm_90a) forward, one line per head dim. Each warpgroup (4 warps)
 // owns 64 query rows: the wgmma M of one instruction. K and V tiles are double-buffered in
 // shared memory in the 128-byte swizzled layout wgmma reads.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tiles of b16 elements in shared memory in the 128-byte swizzled layout wgmma reads
 // (wgmma_desc.cuh): column blocks of 64 elements, each kRows × 128 bytes; inside a block, the
 // 16-byte chunk c of row r sits at chunk c ^ (r % 8) of its line, so eight rows reading the same

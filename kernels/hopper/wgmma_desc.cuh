@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared-memory matrix descriptors of wgmma for tiles in the 128-byte swizzled layout of
 // sw128_tile.cuh (the PTX ISA's "matrix descriptor format", 64 bits):
 //   bits  0-13 start address >> 4, bits 16-29 leading byte offset >> 4,

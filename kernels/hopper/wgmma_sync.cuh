@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Ordering primitives around the sm_90a warpgroup MMA (wgmma), which runs asynchronously and
 // reads shared memory through the async proxy.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host entry points of the naive backend: support checks, workspace layout, and the three
 // launches in order on one stream.
 #include <cstdint>

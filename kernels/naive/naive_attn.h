@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Standard (materialising) attention on CUDA: S = scale*QK^T in float32 device memory,
 // masked row softmax producing P (in the input dtype), then O = PV. Host entry points.
 #pragma once

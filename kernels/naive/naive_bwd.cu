@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host entry points of the naive backward: support checks, workspace layout (dP then dS), and
 // the five launches in order on one stream.
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Backward of the naive (materialising) attention on CUDA: the textbook algorithm over the P
 // the forward saved. Host entry points; the stages are in naive_bwd_*.cu and naive_gemm_*.cu.
 //

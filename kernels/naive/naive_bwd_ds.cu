@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Backward stage 2: dS = P o (dP - D_i), D_i = rowsum(dO o O), one warp per (batch, head,
 // query row). D_i is a D-long dot product, so each warp computes its own row's instead of a
 // separate pass and a [B, H, T_q] buffer. Reads P (input dtype, the forward's) and dP

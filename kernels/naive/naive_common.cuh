@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared pieces of the three naive stages: tile shape, workspace layout, the causal bounds
 // each stage must agree on, and a few device helpers. Internal to kernels/naive/.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stage 3: O = alpha * P V from the materialised P [B, H, T_q, ld(T_k)] in the input dtype.
 // Tensor-core tiles (WMMA), cp.async double buffering over the keys; for causal, each query
 // tile stops at the last key any of its rows can see (pv_key_end, shared with the softmax).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stage 1: S = scale * Q K^T, written to the float32 workspace [B, H, T_q, ld(T_k)].
 // Tensor-core tiles (WMMA), cp.async double buffering over D.
 #include <mma.h>

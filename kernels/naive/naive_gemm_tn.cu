@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Backward stages 4 and 5: dK = scale * dS^T Q and dV = P^T dO, the products whose reduction
 // runs over query rows. C[j, d] = alpha * sum_{h in group(hk)} sum_i A_h[i, j] * B_h[i, d]:
 // one CTA per (128-key tile, 128-column tile of D) and (batch, KV head), looping over every

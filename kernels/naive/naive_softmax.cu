@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stage 2: masked row softmax. Reads the float32 S row, writes P in the input dtype and the
 // row's natural-log LSE. One warp per row; S is read twice (max/sum, then normalise) rather
 // than cached, since a row can be arbitrarily long.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host code only (nvcc compiles it with the host compiler): the standard backward's GEMMs and
 // launches in order. See standard_gemm.h for the column-major conventions and the batching.
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Backward of the standard (cuBLAS) attention: the textbook algorithm over the P the forward
 // saved, four cuBLAS GEMMs and our kernels between them (standard_bwd_kernels.h).
 //

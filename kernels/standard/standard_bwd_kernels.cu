@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The standard backward's elementwise kernels: dS (with its D_i) and the rounding of the GQA
 // dK/dV float32 accumulators. Rows of T_k elements carry no alignment guarantee (T_k may be
 // odd), so both use scalar, coalesced accesses.

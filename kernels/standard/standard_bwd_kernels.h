@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The standard backward's own kernels, between its cuBLAS GEMMs. Internal to
 // kernels/standard/ (standard_bwd.cu launches them).
 #pragma once

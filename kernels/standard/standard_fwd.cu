@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host code only (nvcc compiles it with the host compiler): the standard forward's two cuBLAS
 // GEMMs around standard_softmax. See standard_gemm.h for the column-major conventions.
 #include <climits>

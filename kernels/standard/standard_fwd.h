@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The standard (cuBLAS) forward as a host function over caller-owned buffers, the same three
 // steps as src/backends/cuda/standard_backend.cpp (S = scale Q K^T in float32 by cuBLAS,
 // standard_softmax writing P and LSE, O = P V by cuBLAS), batched per (batch, group position)

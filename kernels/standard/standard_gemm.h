@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One cuBLAS strided-batched GEMM in cuBLAS's column-major terms, and the head batching the
 // standard forward and backward share. Internal to kernels/standard/.
 //

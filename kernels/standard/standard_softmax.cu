@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Row softmax for the standard backend. Each row is read from S once and kept in registers
 // (a warp per row up to T_k = 1024, a block per row up to 32768); longer rows stream S twice.
 #include <cuda_bf16.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The "standard" backend's one kernel: masked row softmax between its two cuBLAS GEMMs.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The outcome of a host call that mixes cuBLAS GEMMs and our kernels: the first failure, with
 // the step that failed, so a caller can report either kind of error.
 #pragma once

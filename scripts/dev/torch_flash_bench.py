@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Times torch SDPA's flash backend (FA2) on the shapes of tests/gpu/bench_fa2_kernel.cpp.
 
 Median of 20 CUDA-event-timed calls after 3 warm-ups; TFLOP/s = 4*B*H*T^2*D (halved if causal).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # On the H200, after a build into BUILD_DIR: every backward GPU test, the backward timing
 # harness, and compute-sanitizer memcheck and racecheck over the fa2 backward on short lengths
 # (one head dim per tile table and both dtypes; FA2BENCH_TEST_MAX_T bounds the lengths), each

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Nsight Compute profile of the fa2 backward main kernel on one shape (device only): the full
 # section set of one launch after warm-up, its details page and per-SASS-line source counters.
 #   scripts/h200/bwd_ncu.sh BUILD_DIR LOG_DIR NAME "B,H,T,D,causal"

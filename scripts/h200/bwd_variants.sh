@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Times the fa2 backward under other tile tables (tuning exploration, device only). Each
 # argument "D Bm Bn warps SdP_M KV_N Q_M [stages v4]" rewrites the Fa2BwdTraits<D> line of
 # kernels/fa2/fa2_bwd_traits.h, rebuilds only that head dim's two backward units in BUILD

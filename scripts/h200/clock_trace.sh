@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # On the H200: is a case's run-to-run spread the kernel or the card? Runs one fa2 case RUNS
 # times (each its own sweep, many samples) while nvidia-smi logs the SM clock, power and the
 # clock-event (throttle) reasons every 20 ms, then prints each run's timing next to the clocks

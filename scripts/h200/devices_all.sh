@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # On a machine with several GPUs: each config swept once on GPU 0 alone (--devices 0) and once
 # on every GPU (--devices all), into results/<dir>/<config>_devices0 and _devices_all, so that
 # `fa2bench compare` can check the two give every case the same result and the summaries'

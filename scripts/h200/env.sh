@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by the scripts/h200/*.sh device scripts: the toolchain path, and cuDNN from PyTorch's
 # wheel (the GPU image has no cuDNN graph headers in the CUDA include dir). Our cudnn backend
 # then loads the same libcudnn PyTorch uses, so the two are compared on one library.

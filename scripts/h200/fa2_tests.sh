@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The fa2 GPU tests once per tile table (FA2BENCH_FA2_GRID_CLASS=small|large forces the grid
 # class, so both tables are exercised whatever the test shapes), and again with causal grids
 # forced to head-major order (FA2BENCH_FA2_CAUSAL_ORDER=head: by shape every D=128 test size

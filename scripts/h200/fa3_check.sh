@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # On the H200: the fa3 kernel tests, then perf_fwd and perf_train cases with fa3, fa2 and cudnn
 # and the compare tables fa3 vs cudnn and fa3 vs fa2 (results/h200/perf_fwd_fa3/).
 #   scripts/h200/fa3_check.sh BUILD_DIR [FILTER]   FILTER: a case-id regex (default: all cases)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The device calls that produce every committed H200 result of a release, in stages that each
 # fit one call (a call is at most 10 minutes):
 #   test      build, the whole ctest suite

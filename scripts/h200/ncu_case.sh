@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Nsight Compute profile of one kernel launch of one case (device only): the full section set
 # of the one launch --profile-once makes (no warm-ups, no verification run: nothing to skip;
 # ncu's replay flushes the caches before each pass, so no warm-up is needed), its details

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Run here before a device call while other work is uncommitted in the tree: packs the
 # committed HEAD into .carry/tree.tar (with its commit in .carry/git_sha), so the GPU machine
 # builds exactly that commit. On the device:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # On the H200: our cudnn backend beside PyTorch's cudnn SDPA on the seed_article shapes (B4 H32
 # D128 bf16 causal, T = 1K..32K), in one job and on one libcudnn (scripts/h200/env.sh). Equal
 # work is ours (O and the Stats/logsumexp output, as fa2 writes) against torch --with-lse;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # On the H200: Nsight Compute profiles of one fa2 launch per case, and of PyTorch's flash
 # kernel on the same shape, so that the two are read side by side. For each case id it writes
 #   results/h200/profile/<label>/<case>.{fa2,torch-flash}.details.txt   (ncu --page details)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # compute-sanitizer over every kernel instantiation on the H200: memcheck and synccheck over all
 # kernel tests; racecheck over the fa2 sweep (every dtype x head dim) and two naive shapes,
 # each tool bounded in time so the call fits the device lease. Writes results/h200/sanitize/.

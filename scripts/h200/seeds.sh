@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # On the H200: build, run the whole test suite (GPU tests included), then both seed configs.
 # Writes the tool's own outputs under results/h200/ and a tarball of them (plus logs) to $OUT.
 set -uo pipefail

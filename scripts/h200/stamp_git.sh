@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Run here before a device call: records the commit (and whether the tree is dirty) for the
 # copy that travels to the GPU machine, which has no .git.
 cd "$(dirname "$0")/../.." && mkdir -p .carry

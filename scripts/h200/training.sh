@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # On the H200: the training-mode runs of issue 15, written under results/h200/training/.
 #   STAGES="seed perf" scripts/h200/training.sh BUILD_DIR
 # seed: configs/seed_training.json (every backend; those without a backward answer

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # On the H200: the transformer training step of the model-scope issue, ours and PyTorch's in one
 # job, written under results/h200/training_step/.
 #   scripts/h200/training_step.sh BUILD_DIR [CONFIG]   (default configs/seed_training_step.json)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # On the H200: build with the fa2 tuning variants (-DFA2BENCH_DEV_KERNELS=ON), run the fa2 GPU
 # tests under both tile tables, `fa2bench tune` on the seed notebook and the perf grid, then
 # (STAGES includes "sweep") the perf and seed sweeps plus torch SDPA on the same shapes.

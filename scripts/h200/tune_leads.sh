@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # On the H200, with binaries built elsewhere (-DFA2BENCH_DEV_KERNELS=ON, sm_90) in BIN_DIR:
 # the fa2 GPU tests under both tile tables, `fa2bench tune` on a few (config, filter) pairs,
 # then Nsight Compute profiles (profile.sh) of fa2 and PyTorch flash on the given cases.

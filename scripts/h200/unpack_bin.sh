@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced on the GPU machine: unpacks the binaries scripts/h200/pack_bin.sh carried into DIR
 # (default /tmp/cb, as a build dir: DIR/fa2bench, DIR/tests/fa2bench_gpu_tests) and sets up
 # their libraries (env.sh, and RE2 from .carry/deps).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One interface for every backend, GPU or CPU. The runner owns the inputs and outputs; a
 // backend owns its workspace (allocated through the tracker in prepare) and the timed region.
 #pragma once

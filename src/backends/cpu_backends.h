@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Factories for the CPU-target backends (host memory, multithreaded, fp16/bf16 emulated).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The backward passes of the CPU-target backends, as free functions over the runner's tensors
 // and the buffers each backend allocated (through the tracker) in prepare().
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the CPU-target backends (cpu-naive, cpu-flash): element access in the
 // storage dtype, an OpenMP parallel_for, and the two float32 micro-kernels
 // (S = scale * Q K^T tile, O += P V tile) both backends are built from.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cpu-flash: the FlashAttention-2 forward algorithm on the CPU. Each work item is one
 // (batch, head, tile of Br query rows); it streams K/V tiles of Bc keys with an online softmax
 // (running max m, running sum l, unnormalised O accumulator, all float32), skips tiles wholly

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cpu-flash's backward: FlashAttention-2's algorithm on the CPU (P recomputed from the LSE).
 #include <algorithm>
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cpu-naive: standard attention with the score matrix materialised in host memory, mirroring
 // the GPU `naive` backend's three kernels so its memory grows as T^2 the same way:
 //   1. S = scale * Q K^T for every (b, h), float32 [B, H, T_q, T_k] (full GEMM, no causal skip)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cpu-naive's backward: the materialised textbook algorithm over the P its forward saved.
 #include <algorithm>
 #include <vector>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // D_i = rowsum(dO o O), shared by both CPU backwards.
 #include <vector>
 

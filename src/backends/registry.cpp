@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Factories bound to catalog names (core/backend_catalog.cpp holds everything else about a
 // backend). A table rather than self-registering backend files: the host library is static, and
 // the linker would drop a backend file that nothing references.

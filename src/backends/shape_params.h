@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A case's shape, strides and scale as kernel parameters, without tensor pointers: what
 // support queries need, and what the runner completes with its buffers.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `accuracy_rule` (flash-attention's test rule): the error of a case is at most `factor` times
 // the error of the baseline backend on the same shape, plus `atol`.
 #include <fmt/format.h>

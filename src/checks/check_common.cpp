@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "checks/check_common.h"
 
 #include <fmt/format.h>

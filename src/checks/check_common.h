@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the check kinds (internal to src/checks/).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `growth`: metric at axis == to over metric at axis == from, every other parameter equal.
 #include <fmt/format.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `plan`: a predicted number of every selected case (optionally over a second one) against a
 // bound; needs no measurement.
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `ratio`: metric(numerator case) / metric(denominator case) on otherwise equal shapes.
 #include <fmt/format.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `status`: every selected case ended with the expected status.
 #include <fmt/format.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `threshold`: a metric of every selected case against a bound.
 #include <fmt/format.h>
 

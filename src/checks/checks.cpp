@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Dispatcher: one verdict per check, in config order.
 #include "checks/checks.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Evaluate a config's checks over measured results (or, for `plan` checks, over predictions).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // status, threshold and ratio over transformer results. The bounds, ops, verdict wording and
 // "error rather than a silent pass" rules are the attention checks' (check_common.h); only
 // how a case is selected, named and measured differs.

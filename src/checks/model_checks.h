@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The checks of a config of transformer sweeps over its results (kind fa2bench-model-results):
 // status, threshold and ratio with the attention checks' selectors, ops, verdicts and wording,
 // over the cases and metrics of a training step (io/model_results.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one rule every gate (check, sweep, merge, compare) applies before a result set may pass:
 // a set that is incomplete (interrupted, or cases of its config's expansion missing), holds
 // cases its config does not produce, has cases in `error`/`timeout`, or has an `ok` case

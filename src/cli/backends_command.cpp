@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `fa2bench backends`: the backend catalog (core/backend_catalog.h) as a table. `--format md`
 // prints the README's backends table, which tests/e2e/readme_backends_table.sh compares with
 // README.md so the documentation cannot drift from the catalog.

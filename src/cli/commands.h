@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One function per command; main.cpp only wires them to CLI11.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fa2bench compare BASE.json NEW.json: per-case ratios and verdicts between two runs, or with
 // --pair between two backends on the same shapes.
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cli/load_config_or_report.h"
 
 #include <fmt/format.h>

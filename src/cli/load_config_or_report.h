@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loading a config for a command: errors are printed with their JSON pointers.
 #pragma once
 

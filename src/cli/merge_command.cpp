@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fa2bench merge A.json B.json ... -o ALL.json: combine shard results into one results file.
 #include <fmt/format.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The transformer-scope halves of `plan` and `sweep` (configs of "scope": "transformer"
 // sweeps); the attention commands hand over to these when a config holds model cases.
 #pragma once

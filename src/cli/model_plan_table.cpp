@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `plan` for transformer sweeps: the model planner's numbers per case.
 #include <fmt/format.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `sweep` for transformer configs: each case's training step on the CUDA device (the CUDA step,
 // fp16 / bf16) or the host (float32), one line per case, then the config's checks over them;
 // results.json in --out (its own "kind", read by `compare` and `check`). Cases run in this

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CLI11 checks for numeric flags. CLI11's own Range lets "nan" through (every comparison with
 // it is false) and accepts "inf"; these refuse both, and values out of range, before the
 // command runs: CLI11 then names the flag and fa2bench exits 2.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The --out directory of a sweep: owned by one sweep at a time (an advisory lock), and never
 // holding the reports of one sweep beside the manifest (sweep.json) of another.
 #pragma once

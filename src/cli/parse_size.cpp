@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sizes for --memory-budget and plan --memory: a decimal number and a unit whose factor is
 // CLI11's size table (CLI::AsSizeValue with kB = 1000: b; k, kb, m, mb ... e, eb powers of 1000;
 // ki, kib ... ei, eib powers of 1024; case-insensitive). The number is ours, not CLI11's:

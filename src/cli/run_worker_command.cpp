@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `fa2bench run-worker` (hidden): the sweep's isolated worker. Reads case requests from the
 // socket on --channel-fd, runs each in this process and answers with its result, one JSON line
 // each way (runner/worker_protocol.h), until the sweep closes the socket. Platforms, backends

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SIGINT/SIGTERM during a sweep: the first one asks the sweep to stop between cases (it then
 // writes its reports, marked interrupted); a second one exits at once with status 130.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `fa2bench sweep` as a function, for the commands that run their cases through it (`tune`).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `sweep --resume DIR`: continue the sweep DIR/sweep.json describes, with the same config and
 // the same options that affect what a case measures.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where and how a sweep's cases run: the target (GPU or CPU), in this process or isolated in
 // child processes, on one device or a pool of workers. Used by the sweep command only.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Compact terminal tables printed at the end of a command.
 #pragma once
 

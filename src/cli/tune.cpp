@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `fa2bench tune` without its flags: the expansion into a tune config, the ranking of the
 // results, and the command that runs one through the other (cli/tune.h).
 #include "cli/tune.h"

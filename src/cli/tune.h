@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `fa2bench tune` (docs/tuning.md): a config's fa2 cases expanded into one case per variant of
 // a dev-variant backend (fa2-dev), run as an ordinary sweep, then ranked per shape from the
 // ordinary results. The pieces are here so that the tests can drive them with a toy backend.

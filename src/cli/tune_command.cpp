@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `fa2bench tune`'s flags (the command itself is cli/tune.cpp): the config's fa2 cases, one
 // per fa2-dev variant, through the ordinary sweep, then ranked per shape (docs/tuning.md).
 #include <memory>

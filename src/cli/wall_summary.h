@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sweep's last line: how much of its wall time the timed samples were, where the rest of
 // the cases' time went (wall_ms: setup, verify, timing), and, isolated, how many worker
 // processes it started ("timed 8.1 s of 22.0 s wall (...); workers started: 1").

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Matching cases of two results files (by id, or by shape for --pair), ratios, verdicts and
 // geometric means.
 #include "compare/compare.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `fa2bench compare`: match the cases of two results files (by id, or with --pair two backends'
 // cases by shape), compute NEW/BASE ratios and judge each change against both runs' spread;
 // render the comparison in several formats.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Renderings of a Comparison: terminal table, Markdown, CSV, JSON, JUnit, job summary.
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Peak dense TFLOP/s of a device, for `compare --normalize peak` across GPUs.
 #include <cmath>
 #include <string>

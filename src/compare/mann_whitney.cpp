@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "compare/mann_whitney.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Mann-Whitney U test on two runs' raw timing samples (time_ms.samples), two-sided, as
 // google/benchmark's compare.py runs it (scipy.stats.mannwhitneyu, alternative='two-sided').
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Merging shard results: refuse mixed configs and schema majors, report duplicates, keep the
 // device blocks, restore the config's case order and re-evaluate its checks.
 #include "compare/merge.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `fa2bench merge`: combine shard results files (one config, run in slices) into one ResultSet.
 #pragma once
 

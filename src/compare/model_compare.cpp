@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Matching the cases of two transformer results files, ratios, verdicts and geometric means.
 #include "compare/model_compare.h"
 

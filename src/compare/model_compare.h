@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `fa2bench compare` on transformer results (kind "fa2bench-model-results"): cases matched by
 // id, or with --pair by the shape key (the id after the backend), and per match the NEW/BASE
 // ratios of peak bytes, step time and tokens/s plus both statuses. A training step has no

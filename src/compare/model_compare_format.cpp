@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Renderings of a ModelComparison: terminal table, Markdown, CSV and JSON, with the columns of
 // a training step (peak, step time, tokens/s) instead of the attention compare's timings.
 #include <fmt/format.h>

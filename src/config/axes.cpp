@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Grid axes: their names, the values each accepts, and range expansion.
 #include <algorithm>
 

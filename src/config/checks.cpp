@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The "checks" list: each check's fields by kind, and whether the cases it names exist.
 #include <algorithm>
 #include <set>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ConfigError and the small helpers every config file uses: pointers, did-you-mean, getters.
 #include <algorithm>
 #include <cctype>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sweep configs: parse, validate (errors carry a JSON pointer), expand grids into cases.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the config module's source files. Not part of the public interface.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sweeps: validate each one and expand its grid into cases, in a deterministic order.
 #include <algorithm>
 #include <map>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Transformer sweeps ("scope": "transformer"): validate the model axes and expand the grid
 // into ModelCases. Deliberately separate from the attention sweeps' expansion (expand.cpp):
 // the attention path's axes, selectors and ids stay as they are.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // load_config: read a file, report JSON syntax errors, duplicate keys, too deep nesting and
 // numbers out of range by position (io/json_input does the parsing).
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The "measure" block: how each case is timed and verified.
 #include "config/config_internal.h"
 

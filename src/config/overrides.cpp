@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Command-line overrides: --set KEY=VALUE and --backends, applied to the raw config.
 #include <algorithm>
 #include <cctype>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // parse_config: overrides, then top-level keys, sweeps and checks; all problems in one error.
 #include <algorithm>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The built-in quickstart sweep. configs/quickstart.json holds the same JSON (a unit test
 // keeps the two equal); edit both together.
 #include "config/config.h"

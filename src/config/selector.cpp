@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Selectors: which cases a check or a where/exclude filter applies to.
 #include <algorithm>
 

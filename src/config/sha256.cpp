@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SHA-256 (FIPS 180-4), used to fingerprint the config echoed into results files.
 #include <array>
 #include <cstdint>

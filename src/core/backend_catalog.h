@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The backend catalog: every fact about a backend that does not need its code. Config
 // validation, the shape algebra, `plan`, `--help` and `fa2bench backends` (which prints the
 // README's backends table) read it; src/backends/registry.cpp binds a factory to each name. It

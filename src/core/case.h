@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A single benchmark case: one backend on one attention shape. Pure host data.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A regular expression over case ids (`sweep --filter`, `--dump-filter`), on RE2: matching
 // takes time linear in the id's length whatever the pattern, where std::regex backtracks
 // (a pattern like (a*)*b hangs it) and recurses per character.

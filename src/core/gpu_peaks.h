@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Vendor peaks of common GPUs (dense fp16/bf16 tensor-core TFLOP/s and memory bandwidth), so
 // results can say how close a case came to its device's limits (% of peak) and `compare
 // --normalize peak` can compare different GPUs.

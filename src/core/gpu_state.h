@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The state of the GPU while a case's timed samples ran (clocks, power, temperature, throttle
 // reasons, energy), from readings the platform takes around the samples (NVML on the cuda
 // target). Pure host code: the readings come in, the results' `gpu_state` block goes out.

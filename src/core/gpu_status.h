@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The state of a GPU right now, for `fa2bench devices`: clocks against their maxima, power
 // against its limit, and the throttle reasons active. Pure host code: NVML fills it
 // (runtime/gpu_state_probe.h), this renders it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Named numeric metrics of a case result, as checks and reports refer to them.
 #pragma once
 

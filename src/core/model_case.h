@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A transformer training-step case: one decoder-only model (the seed article's) with one
 // attention backend inside, one batch. Pure host data, kept apart from the attention Case so
 // that the attention path (its ids, selectors, results schema) is untouched by model sweeps.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The model planner: parameters, bytes and FLOPs of one transformer training step, predicted
 // without running anything. Pure host code; the step (src/model/) allocates exactly what this
 // file lists, in the order its comments give, so the tracked peak can be compared with it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a sweep produces: per-case measurements, check verdicts, and the context block.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/shape_algebra.h"
 
 #include <fmt/format.h>

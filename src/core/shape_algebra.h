@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shape algebra: FLOPs and bytes of a case, predicted without running anything.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Summary statistics of timing samples.
 #pragma once
 

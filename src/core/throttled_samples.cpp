@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/throttled_samples.h"
 
 namespace fa2b {

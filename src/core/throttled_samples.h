@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which timed samples ran while the GPU was throttled (core/gpu_state.h: a reason other than
 // idle or the application clock setting in the reading taken right after the sample), and which
 // samples the statistics use under measure.drop_throttled.

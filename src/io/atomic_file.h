@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Files written whole or not at all: what every final output (results, manifests, dumps) uses.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal to io/ (and compare's JSON rendering): how results JSON is built.
 //
 // Numbers JSON cannot hold: NaN is written as null, +inf and -inf as the strings "inf" and

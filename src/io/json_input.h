@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every JSON document fa2bench reads (configs, --set values, results files, results.jsonl
 // lines, sweep.json, a child's case and result files) is parsed here, so that none of them can
 // crash the tool or flood the terminal: nesting is limited before anything recursive (the

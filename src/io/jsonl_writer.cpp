@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Streaming results: one compact JSON line per finished case, flushed at once.
 #include "io/jsonl_writer.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Transformer results files (kind "fa2bench-model-results": `sweep` of a transformer config and
 // scripts/torch_train_step.py) read back for `compare` and `check`. Only what those tools use is
 // kept; anything unusable is refused with the file and the JSON pointer, never read as 0.

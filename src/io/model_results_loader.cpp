@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Model results loader: the fields `compare` and `check` judge by must be there and be finite
 // on ok cases, since a missing step time read as 0 would look like an infinitely fast backend.
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "io/npy_writer.h"
 
 #include <cerrno>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NumPy .npy files (format version 1.0): what `sweep --dump` writes tensors as.
 #pragma once
 

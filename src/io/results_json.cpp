@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON results writer (schema "fa2bench/results/1"; see docs/results_schema.md).
 #include "io/results_json.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Results as JSON (schema "fa2bench/results/1"; see docs/results_schema.md), both ways: what
 // results.json, results.jsonl, sweep.json and an isolated child's result file hold. In io, not
 // report, because the runner streams and resumes with the same serialisation the reports read.

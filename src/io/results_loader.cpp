@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Results loader: reads what write_results_json writes (schema major 1), ignores unknown
 // fields, and names the file and the JSON pointer of anything it cannot use.
 #include <fmt/format.h>

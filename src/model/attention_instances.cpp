@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "model/attention_instances.h"
 
 #include "core/model_plan.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The attention backends a training step prepares: one per layer for a backend that saves
 // state for its backward (naive: P, kept until that layer's backward), one for every layer when
 // it saves only the LSE or the step recomputes (core/model_plan.cpp's attention_instances).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GELU (tanh approximation), the token embedding and AdamW: the step's elementwise layers.
 #include <algorithm>
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LayerNorm over the hidden dim, statistics saved as (mean, rstd) per row for the backward.
 #include <cmath>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fully connected layers as plain loops: float32 accumulation, rows split across threads.
 // Speed is not the point on the CPU target; the GPU step brings cuBLASLt.
 #include <algorithm>

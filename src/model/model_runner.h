@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Measures one transformer case: build the model, a warm-up step (as the article measures), then
 // timed steps; tracked peak of the timed steps against the plan. The host step (float32) on the
 // CPU target, the CUDA step (fp16 / bf16, model/cuda/) on a device.

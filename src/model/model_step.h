@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One training step of the decoder-only transformer on the host, float32: token embedding ->
 // pre-LN blocks (LN -> fused QKV -> causal attention -> out proj + residual -> LN -> MLP with
 // GELU (tanh) -> + residual) -> final LN -> LM head (no bias); loss = mean of the logits (the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The non-attention layers of the transformer step on the host, float32, row-major. Each
 // backward overwrites (never accumulates into) its parameter gradients, so one step needs no
 // zeroing pass; input gradients are overwritten too, except where a name says "add".

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where each parameter tensor lives in the model's one flat parameter buffer (and, at the same
 // offsets, in the gradient and AdamW buffers). Weights are [in, out] row-major: y = x W.
 #pragma once

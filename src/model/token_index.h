@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The batch's positions grouped by token, for the CUDA step's deterministic embedding backward
 // (one float32 sum per distinct token over its positions, in position order, no atomics). Built
 // on the host once per batch with a counting sort; the step uploads it beside the tokens.

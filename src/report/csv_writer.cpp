@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CSV results: one tidy row per case, units in the headers.
 #include <fmt/format.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Results in formats other tools read: google/benchmark's JSON (compare.py, github-action-
 // benchmark and other dashboards take it unchanged) and nvbench's markdown table layout.
 #pragma once

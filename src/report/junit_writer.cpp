@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JUnit XML: one testsuite "fa2bench", one testcase per check, plus a "sweep" testcase that
 // reports cases that ended in error or timeout (and an interrupted sweep).
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Report writers for people and CI (CSV, Markdown summary, JUnit) and the text cells they share.
 // results.json itself, its loader and the streaming JSONL are io (io/results_json.h,
 // io/jsonl_writer.h): the runner writes and reads them too.

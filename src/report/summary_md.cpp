@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // summary.md: per sweep a table of shapes x backends, then each backend's speedup and memory
 // reduction against the baseline, then the checks.
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cells of the text formats, shared by the results writers and compare's renderings.
 #include <fmt/format.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `sweep --dump`: writes a case's Q, K, V, O and the float64 reference rows as .npy files
 // plus manifest.json, after verification (tensors are copied back from the device).
 #pragma once

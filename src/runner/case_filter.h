@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `sweep --filter REGEX`: which cases of the expansion a sweep runs. The gates apply the same
 // rule to tell a filtered result set from an incomplete one.
 #pragma once

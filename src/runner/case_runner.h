@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Measures one case: allocate, fill, verify against the float64 reference, time.
 #pragma once
 

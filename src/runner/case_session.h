@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs case after case on long-lived platforms and backends: the in-process executor and the
 // isolated worker process (`fa2bench run-worker`) both use one, so plans, handles and the CUDA
 // context are built once per process, not once per case.

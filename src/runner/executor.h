@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How a sweep's cases get run: in this process on one platform, or in long-lived worker
 // processes (isolation), possibly several at once (a worker pool over devices or CPU slots).
 #pragma once

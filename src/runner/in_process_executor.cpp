@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs cases one after another in this process, on one platform.
 #include <fmt/format.h>
 

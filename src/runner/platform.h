@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the case runner needs from the place a backend runs: memory, input fill, poisoning,
 // timing and copies. One implementation for host memory, one for a CUDA device.
 #pragma once

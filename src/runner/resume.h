@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `sweep --resume DIR`: the manifest a sweep writes when it starts (DIR/sweep.json), reading
 // back the cases DIR/results.jsonl holds, and matching them to the cases still to run.
 #pragma once

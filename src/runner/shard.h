@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `sweep --shard I/N`: a deterministic slice of the case list (index % N == I).
 #pragma once
 

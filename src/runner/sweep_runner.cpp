@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "runner/sweep_runner.h"
 
 #include <fmt/format.h>

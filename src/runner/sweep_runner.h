@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs the cases of a config on one target, streaming each result to results.jsonl as it
 // finishes, with progress on stderr. Cases run through an executor: in this process, or each
 // in a child process (isolation, worker pools over several devices).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Isolation: one long-lived worker process per slot, a slot per device (`--devices`) or N CPU
 // slots (the hidden `--cpu-workers N`, a testing aid). Each free slot's worker takes the next
 // case; a worker is replaced only after a crash, a timeout or a poisoned context.

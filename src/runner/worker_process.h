@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One long-lived isolated worker: `fa2bench run-worker` (this same binary, /proc/self/exe) in a
 // child process that runs case after case sent over a socket, keeping its CUDA context,
 // backends and plans between cases. A crash, a hang past --case-timeout or a poisoned (sticky

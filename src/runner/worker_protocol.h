@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the sweep and its worker process (`fa2bench run-worker`) say to each other over their
 // socket: one JSON line per request (a case to run) and one per response (its result). The case
 // and the result use the results schema's case JSON (io/results_json.h), the same text a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What fa2bench knows about the machine it runs on: GPUs (when built with CUDA) and the host.
 #pragma once
 

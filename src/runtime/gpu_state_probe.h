@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads the GPU's clocks, power, temperature, throttle reasons and energy counter, for the
 // `gpu_state` of a case (core/gpu_state.h). The cuda platform holds one backed by NVML.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every allocation a case makes goes through a MemoryTracker: current and peak bytes, and an
 // optional budget that turns an allocation beyond it into a recorded out-of-memory, to emulate
 // a smaller card. The same interface serves device memory (cudaMalloc) and host memory.

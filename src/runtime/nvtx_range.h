@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NVTX ranges for the profilers (nsys, ncu --nvtx): one around each case and each timed sample,
 // named by case id. NVTX3 is header-only and ships with the CUDA toolkit; builds without CUDA
 // (or a toolkit without nvtx3) get a range that does nothing, and callers skip building names.

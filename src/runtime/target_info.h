@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the runner and the backends know about the place a case runs on. It lives in runtime
 // (which fills it from the device queries) so that runtime needs nothing from the backends.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Float64 reference attention on selected query rows, with inputs regenerated from the same
 // deterministic generator the runner fills tensors with (kernels/common/input_gen.h), rounded
 // to the case's storage dtype, so no tensor has to be copied back from the device.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Float64 reference of the attention backward on sampled rows, with Q, K, V and dO regenerated
 // from the deterministic generator the runner fills them with (stored_input), like the forward
 // reference. A dQ row needs every key of its query row; a dK or dV row needs every query row

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Timing harness for the FA2 forward kernel (bf16). Disabled by default; run with
 //   fa2bench_gpu_tests --gtest_also_run_disabled_tests --gtest_filter='*Fa2Bench*'
 // Prints one line per (shape, tile variant): median of 20 CUDA-event-timed launches after 3

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Every malformed config is refused with exit 2 and a message naming the JSON pointer.
 source "$(dirname "$0")/lib.sh"
 dir="$SRC/tests/data/bad_configs"

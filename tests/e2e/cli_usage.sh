@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Usage errors exit 2; --version and --help work and teach the exit codes.
 source "$(dirname "$0")/lib.sh"
 expect_exit 0 "$BIN" --version

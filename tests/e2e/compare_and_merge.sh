@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # compare and merge end to end: verdicts and exit codes on crafted result pairs, unusable
 # files, JUnit that parses, real CPU shards merged back into the unsharded run, the plot script.
 source "$(dirname "$0")/lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # compare on transformer results: H200 training-step files (ours beside PyTorch's peer, copied
 # from a session's committed run into tests/data so that re-runs do not move the expected
 # numbers; the peer's run was cut short at 9 of 12 cases) matched by shape with --pair, the ratios in every format, and the exit codes: 0, 1 with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # compare --pair end to end: two backends matched by shape from two files and from one, the
 # geomean per pair and head dim, exit codes, every output file, and --pair errors (exit 2, one
 # line naming the value and the backends the files have).

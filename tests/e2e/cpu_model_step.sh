@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The transformer training step on the CPU target: configs/cpu_model_step.json runs end to end,
 # every case ok with its tracked peak equal to the plan's (cpu-flash: plus its reported tile
 # scratch), step time split forward / backward / optimizer, tokens/s; its checks pass, and a

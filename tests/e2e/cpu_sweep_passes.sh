@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The CI config runs end to end on the CPU target, every check passes, every report is written.
 source "$(dirname "$0")/lib.sh"
 expect_exit 0 "$BIN" sweep --config "$SRC/configs/ci_cpu.json" --target cpu --out "$TMP/run" \

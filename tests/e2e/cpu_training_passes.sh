@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The training pipeline on the CPU target: configs/cpu_training.json (bwd and fwd_bwd, naive and
 # fa2 as cpu-naive and cpu-flash) runs end to end, every check passes, the gradient metrics
 # reach every report, and the saved results re-check to the same verdicts.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `fa2bench export`: google/benchmark JSON that Python's json module reads with the keys
 # compare.py uses, nvbench markdown, stdout and -o, and a usage error for an unknown format.
 #   export_formats.sh FA2BENCH_BINARY SOURCE_DIR

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A check that cannot pass makes the sweep exit 1, and `check` agrees on the saved results.
 source "$(dirname "$0")/lib.sh"
 expect_exit 1 "$BIN" sweep --config "$SRC/tests/data/failing_check.json" --target cpu \

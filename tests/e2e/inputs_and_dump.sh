@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # --inputs sets measure.inputs for every case (recorded; NaN inputs give non-finite outputs);
 # --dump/--dump-filter write loadable .npy tensors and a manifest, in process and isolated.
 source "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The fa2 and fa3 instantiation units match their one head-dim lists (kernels/fa2/
 # fa2_head_dims.h, kernels/fa3/fa3_traits.h) and the generated wgmma wrappers match their
 # generator; each generator's --check catches a list that changed without regenerating.

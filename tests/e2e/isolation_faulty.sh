@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # --isolate: a case that crashes its process or hangs costs that case only. Runs the test
 # binary fa2bench_faulty (fa2bench plus the faulty-segv and faulty-hang backends).
 source "$(dirname "$0")/lib.sh"

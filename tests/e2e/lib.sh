@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared helpers for the end-to-end tests: $1 is the fa2bench binary, $2 the source tree.
 set -uo pipefail
 BIN=$1

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # scripts/ncu_summary.py: the side-by-side table of Nsight Compute raw exports (crafted here in
 # ncu's raw CSV layout: metric names, a units row, one row per kernel).
 source "$(dirname "$0")/lib.sh"

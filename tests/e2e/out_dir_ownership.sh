@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # --out belongs to one sweep at a time (issue 13, item 2; item 7's isolated temp folders): a
 # second sweep or resume into it is refused naming the holder's pid; a new sweep never starts
 # beside an earlier sweep's files unless --overwrite moves them aside; no report outlives its

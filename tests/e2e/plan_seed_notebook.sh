@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The notebook's shape algebra without a GPU: 256 MiB of scores vs 32.5 MiB of flash state.
 source "$(dirname "$0")/lib.sh"
 expect_exit 0 "$BIN" plan --config "$SRC/configs/seed_notebook.json"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The first command a new user types does something useful: the built-in quickstart.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"

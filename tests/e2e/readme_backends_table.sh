@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The README's backends table is `fa2bench backends --format md`, printed from the backend
 # catalog (src/core/backend_catalog.cpp): after a catalog change, regenerate it between the
 # markers with the command below, or this test fails.

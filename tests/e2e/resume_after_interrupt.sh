@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # sweep --resume: finished cases are kept (not run again), the rest run, the reports cover
 # all; an incomplete last jsonl line is ignored with a warning; a changed config is refused.
 source "$(dirname "$0")/lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # sweep --resume restores every option that affects results from sweep.json and refuses a
 # conflicting one (issue 13, item 5), resumes its own config whatever else is given, and
 # accepts DIR/ (item 7).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # sweep --shard I/N defers the checks that select cases of other shards (verdict "deferred":
 # listed, counted, skipped in JUnit, never a failure), so a shard exits 0 when nothing it
 # could judge failed; merge judges every check on all cases.

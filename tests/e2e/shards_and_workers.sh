@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # sweep --shard I/N: disjoint slices whose union is the unsharded run; the hidden
 # --cpu-workers N (a testing aid for the --devices worker pool) gives the same result set in
 # config order; bad --shard / --devices are usage errors naming the flag.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # SIGINT/SIGTERM: the current case finishes (or, isolated, is abandoned), the reports are
 # written with "interrupted": true, exit 130, the jsonl keeps every finished case; a second
 # signal exits at once; the interrupted sweep resumes to completion.

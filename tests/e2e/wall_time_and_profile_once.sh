@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Issue 18, items 4 and 5: every case records where its wall time went (wall_ms), the sweep's
 # last line puts the timed samples beside the wall time, and --profile-once runs each case once
 # (no warm-ups, no verification, one sample) with the results saying so.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # --isolate keeps one worker process for case after case (issue 18, item 4): the sweep's last
 # line says how many it started. A crash costs its case and one worker start, no more.
 source "$(dirname "$0")/lib.sh"

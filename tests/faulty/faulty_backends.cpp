@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Deliberately broken backends, registered only in the test binary fa2bench_faulty (the same
 // main as fa2bench plus this file), to test case isolation and timeouts on the CPU target:
 //   faulty-segv  raises SIGSEGV in its timed region

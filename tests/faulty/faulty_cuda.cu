@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // faulty-cuda: a kernel that writes through a null pointer (an illegal address: a sticky
 // error that ruins the CUDA context of the process that launched it).
 #include <cuda_runtime.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target for the config parser and validator: bytes -> JSON -> parse_config (with and
 // without command-line overrides). Config problems must come out as ConfigError (or a JSON
 // parse error for bytes that are not JSON); anything else escaping, a crash or a hang is a bug.

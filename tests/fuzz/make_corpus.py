@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Regenerates tests/fuzz/corpus/: the shipped configs, tests/data/bad_configs/*, and
 deterministic mutations of them (wrong types, huge and negative numbers, deep nesting,
 truncation, unicode, empty containers). Run from the repository root."""

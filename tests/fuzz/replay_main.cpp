@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Corpus replay: runs LLVMFuzzerTestOneInput on every file below the given directories (or on
 // the given files), so the fuzz target's corpus is exercised in every CI build, with g++ too.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Timing harness for the FA2 backward (bf16), next to the forward. Disabled by default; run with
 //   fa2bench_gpu_tests --gtest_also_run_disabled_tests --gtest_filter='*Fa2BwdBench*'
 // One line per shape: medians of 20 CUDA-event-timed runs after 3 warm-ups of the forward, the

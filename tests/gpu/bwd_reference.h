@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared by the attention-backward GPU tests (fa2, naive, standard): the test shape, device
 // tensors filled and poisoned for one backward, and the float64 reference the gradients are
 // compared with. The reference recomputes the whole attention in float64 from the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A device allocation owned by a GPU test (null when cudaMalloc failed; tests assert on it).
 #pragma once
 

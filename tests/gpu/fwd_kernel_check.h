@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The float64 check of a forward kernel, shared by the fa2 and fa3 kernel tests: fresh random
 // inputs, O and LSE poisoned with NaN bytes first, sampled rows against the float64 reference.
 #pragma once

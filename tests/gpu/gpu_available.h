@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GPU tests skip cleanly on machines without a usable CUDA device.
 #pragma once
 

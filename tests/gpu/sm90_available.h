@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fa3 tests run on sm_90 GPUs in builds with the sm_90a kernels, and skip cleanly elsewhere.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cuDNN's SDPA backward (the cudnn backend in the training modes) through the Backend
 // interface against the float64 reference (bwd_reference.h): the shapes every backward is
 // tested at (T = 1, 17, 1000 square and 17 vs 1000 both ways, causal and not, every (dtype, D

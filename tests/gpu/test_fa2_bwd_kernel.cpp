@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FA2 backward kernel against a float64 reference (bwd_reference.h): every (dtype, D) at T =
 // 1, 17, 1000 causal and not; T = 4097; T_q != T_k both ways (bottom-right causal, rows that
 // see no key); bshd; grouped-query heads (dK, dV summed over a group). O and LSE come from our

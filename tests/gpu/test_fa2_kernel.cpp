@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FA2 forward kernel against the float64 reference: every (dtype, D, causal) at T = 1, 17, 127,
 // 1000, 4097; T_q != T_k both ways; bshd; GQA; a grid beyond 65535 CTAs; the support rules.
 // O and LSE are poisoned with NaN bytes first, so any element the kernel fails to write shows.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fa2's tiles within a device's shared memory per block, on whatever GPU runs the tests: with
 // FA2BENCH_FA2_SMEM_LIMIT lowered to sm_86's 99 KiB, the D = 224 forward on a large grid
 // (whose own tile needs 128 KiB) runs the 96 KiB small-grid tile and still matches the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fa3 (Hopper, wgmma) backward kernel against the float64 reference (bwd_reference.h), on the
 // shapes of the fa2 backward test: every (dtype, D) at T = 1, 17, 1000 causal and not; T =
 // 4097; T_q != T_k both ways; bshd; grouped-query heads. O and LSE come from the fa3 forward;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fa3 (Hopper, wgmma) forward kernel against the float64 reference, on the shapes of the fa2
 // kernel test: every (dtype, D, causal) at T = 1, 17, 127, 1000, 4097; T_q != T_k both ways;
 // bshd; GQA; a single query; the support rules. O and LSE are poisoned with NaN bytes first.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Case isolation on a GPU: a kernel that writes through a null pointer (faulty-cuda, in the
 // test binary fa2bench_faulty) is recorded as an error with the CUDA message, and the next
 // case runs in a fresh process with a fresh context and succeeds.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The transformer training step on a CUDA device (model/cuda/): the bf16 step against the
 // float32 host step from the same (bf16-rounded) weights, naive vs fa2 attention inside, the
 // loss falling under AdamW, tracked peak = planned peak, out of memory as a status.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Naive (materialising) backward against the float64 reference (bwd_reference.h): every
 // (dtype, D) at T = 1, 17, 1000 causal and not, T_q != T_k both ways, T = 4097, bshd, GQA
 // (H_kv = 2 and 1), a B*H_kv beyond the grid's y limit, and the support rules. O and the saved

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Naive (materialising) attention kernels against the float64 reference: every (dtype, D,
 // causal) at odd and even lengths, T_q != T_k both ways, bshd, GQA, a B*H beyond the grid's
 // y limit, and the support rules. Every test skips when no CUDA device is present.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The peer backends on a CUDA device: cuDNN's fused attention ("cudnn") and cuBLAS + softmax
 // ("standard"), run through the case runner and compared with the float64 reference.
 #include <cuda_runtime.h>

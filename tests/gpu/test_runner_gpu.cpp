@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The runner on a CUDA device: exact memory accounting, budgeted OOM, unsupported cases.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Standard (cuBLAS) backward against the float64 reference (bwd_reference.h): every
 // (dtype, D in 32..256 by 32) at T = 1, 17, 1000 causal and not, T_q != T_k both ways, a head
 // dim that is not a multiple of 8, bshd, GQA (H_kv = 2 and 1), and the workspace formula.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A real single-node Slurm: munged, slurmctld and slurmd started as the current user from a
 # generated slurm.conf in a temporary directory (own ports, state and logs; nothing system-wide
 # is touched), then scripts/slurm_sweep.sbatch for configs/ci_cpu.json on the CPU target as an

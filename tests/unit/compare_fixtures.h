@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Crafted results for the compare tests: one timed case of a backend on B1-H8-T<T>-D<D>,
 // fp16, causal, with p10/p90 at median -/+ spread.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Crafted transformer results for the model compare and check tests: one case of a backend on
 // L2-h64-nh4-V97-B2-T<T>/fp32/adamw, in the form a transformer sweep writes.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A float64 forward of the transformer step's model, written apart from src/model/ (plain
 // loops, nothing shared but the parameter layout), for finite-difference gradient checks.
 #pragma once

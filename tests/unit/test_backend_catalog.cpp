@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The backend catalog (core/backend_catalog.h) against what derives from it and what it
 // describes: the registry's factories, the CPU backends' answers per mode, the shape algebra.
 #include <gtest/gtest.h>

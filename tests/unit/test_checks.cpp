@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Check evaluation: every kind's pass, fail and error paths over hand-built results.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fa2bench compare: verdict rules, matching, geomeans, normalization, formats, loading.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fa2bench compare --pair: two backends matched by shape (from two files or one), per-pair and
 // per-head-dim geomeans, cases on one side only, --pair errors, and every output format.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // compare's Mann-Whitney U rule: where both runs kept enough raw samples it decides whether a
 // change beyond the threshold is significant; elsewhere the p10-p90 rule stays.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Config module: parsing, validation messages (with their JSON pointers), grid expansion,
 // overrides, sha256 and the shipped configs.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cpu-naive and cpu-flash against the float64 reference, with inputs filled exactly as the
 // runner fills them (stored_input, in the layout's strides), plus their memory behaviour.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The training modes on the CPU target, end to end through the case runner: cpu-naive's and
 // cpu-flash's backward against the float64 reference on odd shapes, the predicted training
 // peak against the tracked one, what the runner calls in each mode, and a deliberately wrong

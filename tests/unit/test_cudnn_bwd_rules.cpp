@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cudnn backend's host-side backward rules (backends/cuda/cudnn/sdpa_bwd_rules.h): the
 // cudnn-frontend refusals it applies before building a graph, its dQ accumulator and row-sums
 // buffer, and the catalog's formula for that buffer. Built with the CUDA target only (the rules

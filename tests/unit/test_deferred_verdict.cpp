@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The `deferred` verdict of a shard's check: written and read back, skipped in JUnit, and never
 // a failure of the exit code (while fail and error still are).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `fa2bench export`: google/benchmark JSON and nvbench markdown, read back by each format's
 // rules (the keys and types google/benchmark's compare.py and github-action-benchmark read;
 // nvbench's table layout and time units).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fa2's tile choice per architecture's opt-in shared memory per block, without a GPU: sm_90
 // keeps every table entry (the H200's tuned tiles, unchanged), smaller limits fall back to the
 // other grid class's forward tile or refuse, and nothing chosen ever exceeds the limit.

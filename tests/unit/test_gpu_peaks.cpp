@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The table of GPU peaks: names as CUDA reports them, the device block and % of peak per case.
 #include <gtest/gtest.h>
 

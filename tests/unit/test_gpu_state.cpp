@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The results' gpu_state block from platform readings (core/gpu_state.h).
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `fa2bench devices`' NVML line and JSON from a status NVML would give.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Input guards outside the JSON parser: size products in 64 bits, the --out lock and the
 // handling of an earlier sweep's files, RE2 filters, the resume manifest's run options,
 // duplicate case ids on the cpu target.

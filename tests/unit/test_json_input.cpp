@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // io/json_input: the one parser every JSON input goes through (nesting limit, numbers out of
 // range, duplicate keys, echoes cut short).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Mann-Whitney U test against scipy's numbers.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fa2bench merge: shards combine into the unsharded case set, mixed configs are refused,
 // duplicates are reported, device blocks are kept, checks are re-evaluated.
 #include <gtest/gtest.h>

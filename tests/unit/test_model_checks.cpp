@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checks over transformer results: status, threshold and ratio with selectors on backend and
 // params, verdict error (never a pass) when a number is missing, and the metric names.
 #include <gtest/gtest.h>

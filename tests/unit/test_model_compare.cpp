@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // compare on transformer results: matching by id and by --pair shape key, ratios, statuses,
 // regressions, and the loader's refusals of unusable files.
 #include <gtest/gtest.h>

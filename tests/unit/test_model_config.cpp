@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Transformer sweeps in configs: expansion order, defaults, ids, and every refusal naming its
 // JSON pointer; attention sweeps beside them are refused, not mixed.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The model planner on the tiny model (2 layers, hidden 64, 4 heads, vocab 97, B 2, T 33,
 // fp32), every number worked out by hand in the comments.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The transformer training step on the CPU target: gradients against float64 finite
 // differences, the two CPU attentions agreeing, the loss going down under AdamW, and the
 // tracked peak equal to the planner's.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The .npy writer behind `sweep --dump`.
 #include <gtest/gtest.h>
 

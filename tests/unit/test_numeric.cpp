@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fp16 / bf16 storage conversions (kernels/common/numeric.h): round trips, round-to-nearest-even
 // ties, subnormals, overflow, inf and NaN.
 #include <gtest/gtest.h>

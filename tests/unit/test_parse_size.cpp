@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // parse_size: the sizes --memory-budget and plan --memory take. Units come from CLI11's
 // AsSizeValue table (kB = 1000, KiB = 1024); the number is decimal and required.
 #include <gtest/gtest.h>

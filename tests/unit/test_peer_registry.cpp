@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The peer backends' names, memory model and CPU-target behaviour (no GPU needed).
 #include <gtest/gtest.h>
 

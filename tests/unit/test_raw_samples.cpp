@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Raw timing samples in results files: written in the order taken, read back unchanged, and
 // a sweep on the CPU target keeps them.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Report writers and the results loader: round trips, loader errors, CSV, Markdown, JUnit.
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Issue 13's one rule for every gate (checks/result_gate.h): incomplete sets, cases in
 // error/timeout and ok cases without required metrics never pass check, merge, compare or the
 // sweep's exit code. Each test below failed on the code before the rule.

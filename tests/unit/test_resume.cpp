@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Resume, shards and interruption: the sweep runner's bookkeeping, on the host platform.
 #include <gtest/gtest.h>
 

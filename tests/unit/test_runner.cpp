@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The case runner on the host platform: statuses, memory accounting, verification.
 #include <gtest/gtest.h>
 

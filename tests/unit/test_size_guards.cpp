@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Size guards: cases whose row index B*H*T_q would overflow the kernels' 32-bit row arithmetic
 // are refused before launch. supports() is host code, so this runs without a GPU (but needs a
 // build with the CUDA target, where the fa2 and naive backends exist).

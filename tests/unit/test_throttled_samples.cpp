@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Throttled samples: flagged from the reading after each sample, dropped under
 // measure.drop_throttled, and a case run with a fake probe records what was dropped.
 #include <gtest/gtest.h>

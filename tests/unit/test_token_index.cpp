@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The token index of the CUDA step's embedding backward (model/token_index.h), on the host.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Adding a backend is one file plus one catalog entry: this file is that file for a toy CPU
 // backend, "toy-rows" (plain row-at-a-time attention in float32). Registering its entry and
 // factory is all it takes for a config to name it, for the shape algebra to predict its memory

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The training-mode parts of the config and the case model: the `mode` axis, its ids, its
 // errors, refused training options, the FLOP convention and per-mode backend support.
 #include <gtest/gtest.h>

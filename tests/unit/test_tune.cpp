@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `fa2bench tune` without a GPU: the case parameter `variant`, the expansion of a config's fa2
 // cases into one case per variant, the ranking of ordinary results, and a whole tune run on the
 // CPU target through a toy dev-variant backend, "cpu-dev" (two variants of cpu-flash), whose

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The isolated worker pool against fake workers (small shell scripts speaking the worker
 // protocol on fd 3): one worker runs case after case; a crash or a poisoned context (the
 // sticky-CUDA-error hook, which the CPU target never triggers) retires it and the next case

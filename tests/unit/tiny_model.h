@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tiny model of the model-scope tests (issue's correctness model): 2 layers, hidden 64,
 // 4 heads, vocab 97, B 2, T 33, fp32, with `backend` as its attention.
 #pragma once

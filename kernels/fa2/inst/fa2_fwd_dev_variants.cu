@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tuning variants (FA2BENCH_DEV_KERNELS=ON only): the candidate tiles of fa2_dev_tiles.cuh with
 // each CTA order, for `fa2bench tune` and the kernel micro-benchmark
 // (tests/bench/bench_fa2_kernel.cpp). Not used by fa2_fwd(). These strong definitions replace

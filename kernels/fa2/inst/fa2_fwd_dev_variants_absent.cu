@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Weak stand-ins for the tuning hooks of fa2_fwd_launch.h, so that `fa2bench tune` links in a
 // build without FA2BENCH_DEV_KERNELS and can say that the variants are missing. With the option
 // on, fa2_fwd_dev_variants.cu defines the real (strong) ones. Both live in the same static

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Factories for the backends that run our own CUDA kernels.
 #pragma once
 

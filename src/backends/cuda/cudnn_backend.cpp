@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cudnn: cuDNN's fused flash attention, forward and backward, built through the backend
 // (graph) API from a library loaded at run time. Plans are built once per shape and cached for
 // the sweep.

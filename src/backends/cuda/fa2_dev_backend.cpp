@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fa2-dev: the fa2 forward with the tile/pipeline variant the case names (Case::variant), the
 // dev-variant backend `fa2bench tune` runs (docs/tuning.md). Variant 0 is the shipped dispatch
 // (fa2_fwd) in every build; variants 1.. are the candidates of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fa3: our Hopper-native attention (wgmma, sm_90a): forward and backward.
 #include <fmt/format.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // standard: what PyTorch's MATH backend does, done well. S = scale * Q K^T (cuBLAS, float32
 // out), one masked softmax kernel writing P (input dtype) and LSE, then O = P V (cuBLAS).
 // S, P and cuBLAS's workspace are tracked allocations, so peak == predicted exactly.

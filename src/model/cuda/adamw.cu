@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AdamW over the flat parameter buffer in one pass: param, grad, m, v in fp16/bf16 (PyTorch's
 // AdamW keeps exp_avg / exp_avg_sq in the parameter's dtype), float32 math, each stored value
 // rounded once. The formula is model::adamw_update's (src/model/elementwise.cpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sums over the rows of a [n, cols] tensor: bias gradients (column sums of dY) and LayerNorm's
 // dgamma / dbeta. Pass one: blockIdx.y is a chunk of rows, each thread eight adjacent columns,
 // eight row lanes per column group, reduced in shared memory into one float32 partial per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One training step of the decoder-only transformer on a CUDA device, fp16 or bf16: the same
 // model, parameter layout and allocation schedule as the host step (model/model_step.h), with
 // cuBLASLt GEMMs (model/cuda/gemm.h), this folder's kernels for the rest, and the case's CUDA

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Token embedding forward (a gather of rows) and backward (zero, then one deterministic sum per
 // distinct token over the batch's token index; no atomics).
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GELU (tanh approximation) forward and backward, element-wise over flat buffers: 16-byte
 // vectors for the bulk, scalars for a tail of fewer than eight elements.
 #include "model/cuda/model_kernels.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The step's linear layers through cuBLASLt: fp16/bf16 in and out, float32 compute, weights
 // [in, out] row-major (y = x W, as model/param_layout.h stores them). One fixed workspace (a
 // tracked buffer the caller owns, sized by the plan); one matmul plan (descriptors and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LayerNorm forward and the input half of its backward: one warp per row, 16-byte vectors,
 // float32 statistics (two passes for the variance, as the host step computes it).
 #include "model/cuda/model_kernels.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The loss (mean of the logits), the constant fill of its gradient, and the weights' normal
 // initialisation. The sum: float32 per
 // thread and block over a grid-stride range, one partial per block, then one block adds the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA step's own kernels (everything but the GEMMs and the attention), launched on a
 // stream; each returns the launch's cudaError_t. Tensors are row-major in fp16 or bf16
 // (`dtype`), math in float32. Rows of h elements need h % 8 == 0 (16-byte vector loads); flat

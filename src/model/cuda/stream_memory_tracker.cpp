@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "model/cuda/stream_memory_tracker.h"
 
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A MemoryTracker over CUDA's stream-ordered allocator (cudaMallocAsync / cudaFreeAsync on one
 // stream, the device's default pool keeping freed memory for reuse): the model step allocates
 // and frees activations inside the timed step, and cudaMalloc / cudaFree would synchronise the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // 16-byte vectors of eight fp16/bf16 elements, widened to float32, for the step's memory-bound
 // kernels; and the dtype dispatch of their launchers.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "runtime/cuda/cuda_check.h"
 
 #include <fmt/format.h>

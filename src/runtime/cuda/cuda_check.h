@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every CUDA runtime call is checked; the error names the call, file:line and CUDA's string.
 #pragma once
 

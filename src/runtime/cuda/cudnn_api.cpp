@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "runtime/cuda/cudnn_api.h"
 
 #include <dlfcn.h>

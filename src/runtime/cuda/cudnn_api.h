@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cuDNN loaded at run time: dlopen("libcudnn.so.9") (or $FA2BENCH_CUDNN_PATH) and dlsym of the
 // few backend-API functions the cudnn backend uses, so fa2bench runs where cuDNN is absent.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "runtime/cuda/device_memory_tracker.h"
 
 #include <cuda_runtime.h>

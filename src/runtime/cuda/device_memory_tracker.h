@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MemoryTracker over cudaMalloc/cudaFree: an exhausted device becomes OutOfMemory.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NVML loaded with dlopen, so builds and machines without it still run (the results then say
 // why their gpu_state is absent). Only the few calls below, declared here with NVML's stable C
 // ABI (nvml.h is not part of the CUDA toolkit everywhere).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the verdict_*.json files of this folder: small results files, each broken in one way
 the gates must refuse (run_verdict_gates.sh says which gate and why). Run it from anywhere;
 the files are committed, so this is needed only to change them.

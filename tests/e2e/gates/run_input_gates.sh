@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Input gates (issue 13, items 2-5 and 7): malformed, hostile or conflicting inputs make
 # fa2bench exit non-zero with the file, place or flag named; none crashes, none exits 0.
 # Every input_* file here must make its command fail (the table below); the rest of the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Issue 13's one rule, file by file: every verdict_* file of tests/e2e/gates/ must make its
 # gate exit non-zero, naming the reason. $1: fa2bench, $2: source tree; FA2BENCH_FAULTY: the
 # test binary with the faulty backends (sweep gates). The files are written by

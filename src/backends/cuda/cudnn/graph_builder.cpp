@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "backends/cuda/cudnn/graph_builder.h"
 
 #if FA2BENCH_HAVE_CUDNN_HEADERS

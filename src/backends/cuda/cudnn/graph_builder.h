@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the SDPA graphs (forward sdpa_graph.*, backward sdpa_bwd_graph.*) are built from: owned
 // backend descriptors, a builder of tensors and operations, the causal mask both graphs apply,
 // and the step from an operation graph to the first execution plan cuDNN's heuristics offer.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "backends/cuda/cudnn/sdpa_bwd_graph.h"
 
 #if FA2BENCH_HAVE_CUDNN_HEADERS

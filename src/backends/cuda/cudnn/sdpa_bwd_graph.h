@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The SDPA backward graph of cuDNN backend descriptors: the pattern cudnn-frontend's SDPA
 // backward node (CompositeSDPABackwardNode, non-deterministic, no bias, dropout or padding)
 // lowers to, its execution plan, and a variant pack bound to one case's buffers.

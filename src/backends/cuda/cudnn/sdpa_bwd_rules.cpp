@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "backends/cuda/cudnn/sdpa_bwd_rules.h"
 
 #include <fmt/format.h>

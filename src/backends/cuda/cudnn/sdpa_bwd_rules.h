@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which backward cases the cudnn backend refuses before building a graph: the rules
 // cudnn-frontend's SDPA backward node applies itself (pre_validate_node), for the shapes and
 // options this backend builds (no bias, dropout, padding or ragged tensors). Host only, so it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The SDPA forward graph of cuDNN backend descriptors (the pattern cudnn-frontend's sdpa node
 // lowers to), its execution plan, and a variant pack bound to one case's buffers.
 #pragma once
