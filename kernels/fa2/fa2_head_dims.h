@@ -20,18 +20,26 @@ struct HeadDimList {
 
 using Fa2HeadDims = HeadDimList<32, 64, 96, 128, 160, 192, 224, 256>;
 
-constexpr bool fa2_head_dim_supported(int d) {
-  for (int v : Fa2HeadDims::kValues) {
-    if (v == d) return true;
-  }
-  return false;
+// Whether a list (this one, or another kernel family's) names d.
+template <int... kDims>
+constexpr bool head_dim_listed(HeadDimList<kDims...>, int d) {
+  return ((d == kDims) || ...);
 }
 
 // "32, 64, ..., 256", for support messages.
-inline std::string fa2_head_dims_text() {
+template <int... kDims>
+std::string head_dims_text(HeadDimList<kDims...>) {
   std::string text;
-  for (int v : Fa2HeadDims::kValues) text += (text.empty() ? "" : ", ") + std::to_string(v);
+  for (int v : {kDims...}) text += (text.empty() ? "" : ", ") + std::to_string(v);
   return text;
+}
+
+constexpr bool fa2_head_dim_supported(int d) {
+  return head_dim_listed(Fa2HeadDims{}, d);
+}
+
+inline std::string fa2_head_dims_text() {
+  return head_dims_text(Fa2HeadDims{});
 }
 
 // Calls f(std::integral_constant<int, D>{}) for the listed D equal to `d`; `d` must be listed

@@ -25,7 +25,8 @@ bool fa3_bwd_supported(const AttnParams& p, std::string* why) {
   if (!fa3_fwd_supported(p, why)) return false;
   if (!fa3_bwd_head_dim_supported(p.D)) {
     return support_fail(why, "head dim " + std::to_string(p.D) +
-                                 " is not supported by the fa3 backward (supported: 64, 128)");
+                                 " is not supported by the fa3 backward (supported: " +
+                                 head_dims_text(Fa3BwdHeadDims{}) + ")");
   }
   if (p.H_kv > 65535 || p.B > 65535) {
     return support_fail(why, "fa3 backward needs B and H_kv <= 65535 (grid y and z)");

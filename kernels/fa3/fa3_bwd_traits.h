@@ -14,10 +14,7 @@ namespace fa2b {
 using Fa3BwdHeadDims = HeadDimList<64, 128>;
 
 constexpr bool fa3_bwd_head_dim_supported(int d) {
-  for (int v : Fa3BwdHeadDims::kValues) {
-    if (v == d) return true;
-  }
-  return false;
+  return head_dim_listed(Fa3BwdHeadDims{}, d);
 }
 
 template <int kD>

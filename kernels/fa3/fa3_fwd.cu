@@ -24,16 +24,6 @@ bool fa3_built() {
 #endif
 }
 
-namespace {
-
-std::string fa3_head_dims_text() {
-  std::string text;
-  for (int v : Fa3HeadDims::kValues) text += (text.empty() ? "" : ", ") + std::to_string(v);
-  return text;
-}
-
-}  // namespace
-
 bool fa3_fwd_supported(const AttnParams& p, std::string* why) {
   if (!fa3_built()) {
     return support_fail(why,
@@ -44,9 +34,9 @@ bool fa3_fwd_supported(const AttnParams& p, std::string* why) {
     return support_fail(why, "fa3 supports fp16 and bf16 only");
   }
   if (!fa3_head_dim_supported(p.D)) {
-    return support_fail(why, "head dim " + std::to_string(p.D) +
-                                 " is not supported by fa3 (supported: " + fa3_head_dims_text() +
-                                 ")");
+    return support_fail(
+        why, "head dim " + std::to_string(p.D) +
+                 " is not supported by fa3 (supported: " + head_dims_text(Fa3HeadDims{}) + ")");
   }
   if (!layout_supported(p, "fa3", why)) return false;
   const std::int64_t ctas = static_cast<std::int64_t>(p.B) * p.H * ((p.T_q + 127) / 128);

@@ -12,10 +12,7 @@ namespace fa2b {
 using Fa3HeadDims = HeadDimList<64, 128, 256>;
 
 constexpr bool fa3_head_dim_supported(int d) {
-  for (int v : Fa3HeadDims::kValues) {
-    if (v == d) return true;
-  }
-  return false;
+  return head_dim_listed(Fa3HeadDims{}, d);
 }
 
 template <int kD, int kBM, int kBN>

@@ -24,6 +24,7 @@ HEAD = """\
 // kTransA/kTransB: 0 = K-major operand, 1 = MN-major (transposed; b16 types only).
 // scale_d = 0 overwrites D (first k-step), 1 accumulates. The call only issues the MMA: it
 // runs asynchronously until wgmma_commit() / wgmma_wait<N>() (wgmma_sync.cuh).
+// Its asm operand lists are left as generated (clang-format off): one line per list.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -32,6 +33,7 @@ HEAD = """\
 #include <cstdint>
 #include <type_traits>
 
+// clang-format off
 namespace fa2b {
 namespace sm90 {
 
@@ -42,6 +44,7 @@ constexpr bool kIsBf16 = std::is_same_v<T, __nv_bfloat16>;
 TAIL = """
 }  // namespace sm90
 }  // namespace fa2b
+// clang-format on
 """
 
 

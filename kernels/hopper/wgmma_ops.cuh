@@ -7,6 +7,7 @@
 // kTransA/kTransB: 0 = K-major operand, 1 = MN-major (transposed; b16 types only).
 // scale_d = 0 overwrites D (first k-step), 1 accumulates. The call only issues the MMA: it
 // runs asynchronously until wgmma_commit() / wgmma_wait<N>() (wgmma_sync.cuh).
+// Its asm operand lists are left as generated (clang-format off): one line per list.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -15,6 +16,7 @@
 #include <cstdint>
 #include <type_traits>
 
+// clang-format off
 namespace fa2b {
 namespace sm90 {
 
@@ -330,3 +332,4 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[kN / 2], const std::uint32_t
 
 }  // namespace sm90
 }  // namespace fa2b
+// clang-format on

@@ -4,5 +4,5 @@
 
 namespace fa2b {
 template cudaError_t run_fa3_bwd<__nv_bfloat16, 64>(const AttnBwdParams&, float*, float*,
-                                                cudaStream_t);
+                                                    cudaStream_t);
 }  // namespace fa2b

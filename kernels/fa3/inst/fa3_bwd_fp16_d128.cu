@@ -3,6 +3,5 @@
 #include "fa3/fa3_bwd_launch.cuh"
 
 namespace fa2b {
-template cudaError_t run_fa3_bwd<__half, 128>(const AttnBwdParams&, float*, float*,
-                                                cudaStream_t);
+template cudaError_t run_fa3_bwd<__half, 128>(const AttnBwdParams&, float*, float*, cudaStream_t);
 }  // namespace fa2b

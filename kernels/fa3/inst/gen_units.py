@@ -29,10 +29,21 @@ BWD = """\
 #include "fa3/fa3_bwd_launch.cuh"
 
 namespace fa2b {{
-template cudaError_t run_fa3_bwd<{ctype}, {d}>(const AttnBwdParams&, float*, float*,
-                                                cudaStream_t);
+{decl}
 }}  // namespace fa2b
 """
+BWD_DECL = ("template cudaError_t run_fa3_bwd<{ctype}, {d}>(const AttnBwdParams&, float*, float*, "
+            "cudaStream_t);")
+COLUMN_LIMIT = 100  # .clang-format
+
+
+def wrap(line):
+    """Breaks a declaration as clang-format does: at the last ", " that fits, the rest aligned
+    after the opening parenthesis."""
+    if len(line) <= COLUMN_LIMIT:
+        return line
+    cut = line.rindex(", ", 0, COLUMN_LIMIT) + 1
+    return line[:cut] + "\n" + " " * (line.index("(") + 1) + line[cut + 1:]
 
 
 def head_dims(header, name):
@@ -49,7 +60,8 @@ def units():
         for d in head_dims("fa3_traits.h", "Fa3HeadDims"):
             out[f"fa3_fwd_{dt}_d{d}.cu"] = FWD.format(dtype=dt, ctype=ct, d=d)
         for d in head_dims("fa3_bwd_traits.h", "Fa3BwdHeadDims"):
-            out[f"fa3_bwd_{dt}_d{d}.cu"] = BWD.format(dtype=dt, ctype=ct, d=d)
+            decl = wrap(BWD_DECL.format(ctype=ct, d=d))
+            out[f"fa3_bwd_{dt}_d{d}.cu"] = BWD.format(dtype=dt, d=d, decl=decl)
     return out
 
 
