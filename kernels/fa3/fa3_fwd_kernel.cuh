@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// Hopper attention forward, version 2: the FlashAttention-2 algorithm on warpgroup MMA.
+// Hopper attention forward, version 4: the FlashAttention-2 algorithm on warpgroup MMA with
+// warp specialisation, as FlashAttention-3.
 //
-// One CTA per (query tile, batch, head), one warpgroup per 64 query rows. Q is staged once; K
-// and V tiles stream through two shared-memory stages by cp.async (the next tile loads while
-// this one computes). S = Q·Kᵀ is one wgmma batch with both operands in shared memory; the
-// online softmax runs on its accumulators in registers; O += P·V takes P straight from those
-// registers as the A operand (V is read MN-major, no transpose pass). The P·V of a tile is
-// issued right behind the next tile's Q·Kᵀ, so that tile's softmax overlaps it (V is loaded a
-// tile behind K for that); no producer warps yet.
-// Key tiles are walked from the last to the first so the masked tiles (T_k tail, causal
-// diagonal) come first.
+// One CTA per (query tile, batch, head). Warpgroup 0 is the producer: one thread issues the
+// copy engine's loads (Q once, then K and V tiles into kStages stages, each stage handed over
+// through a full/empty mbarrier pair) and the warpgroup gives its registers to the consumers.
+// Each consumer warpgroup owns 64 query rows. Per key tile it issues S = Q·Kᵀ (both operands
+// in shared memory), then O += P·V of the tile before (P straight from registers as the A
+// operand, V read MN-major), and runs the online softmax of S while that P·V is on the tensor
+// cores. The two consumers take turns issuing their GEMMs (named barriers), so one's softmax
+// overlaps the other's GEMMs. Masked tiles (T_k tail, causal diagonal) run in a loop of their
+// own: no branch sits between a wgmma and its wait, where ptxas would wait for it.
+// Key tiles are walked from the last to the first so the masked tiles come first.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -19,10 +21,13 @@
 #include <cstdint>
 
 #include "common/attn_params.h"
-#include "common/cp_async.cuh"
 #include "common/mma.cuh"
+#include "fa3/fa3_fwd_args.h"
 #include "fa3/fa3_softmax.cuh"
-#include "hopper/sw128_tile.cuh"
+#include "fa3/fa3_traits.h"
+#include "hopper/mbarrier.cuh"
+#include "hopper/tma.cuh"
+#include "hopper/warpgroup.cuh"
 #include "hopper/wgmma_desc.cuh"
 #include "hopper/wgmma_ops.cuh"
 #include "hopper/wgmma_sync.cuh"
@@ -30,174 +35,315 @@
 namespace fa2b {
 namespace fa3 {
 
-template <typename Traits, typename T, bool kCausal>
-__global__ void __launch_bounds__(Traits::kThreads, 1) fa3_fwd_kernel(const AttnParams p) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// Shared-memory addresses of one CTA (Fa3FwdTile's plan).
+template <typename Traits>
+struct FwdSmem {
+  std::uint32_t base;  // 1024-aligned
+  __device__ std::uint32_t q() const { return base; }
+  __device__ std::uint32_t k(int st) const {
+    return base + Traits::kKOffset + st * Traits::kKVBytes;
+  }
+  __device__ std::uint32_t v(int st) const {
+    return base + Traits::kVOffset + st * Traits::kKVBytes;
+  }
+  __device__ std::uint32_t bar(int i) const { return base + Traits::kBarOffset + 8 * i; }
+  __device__ std::uint32_t q_full() const { return bar(0); }
+  __device__ std::uint32_t k_full(int st) const { return bar(1 + st); }
+  __device__ std::uint32_t k_empty(int st) const { return bar(1 + Traits::kStages + st); }
+  __device__ std::uint32_t v_full(int st) const { return bar(1 + 2 * Traits::kStages + st); }
+  __device__ std::uint32_t v_empty(int st) const { return bar(1 + 3 * Traits::kStages + st); }
+};
+
+// Where the CTA's tile sits and which key tiles it visits.
+struct FwdTile {
+  int m0, h, h_kv, b;
+  int n_blocks;  // key tiles n_blocks - 1 .. 0 are visited, in that order
+};
+
+// The i-th key tile of the walk uses stage i % kStages in phase (i / kStages) % 2.
+template <typename Traits>
+__device__ __forceinline__ int stage_of(int i) {
+  return i % Traits::kStages;
+}
+template <typename Traits>
+__device__ __forceinline__ std::uint32_t phase_of(int i) {
+  return static_cast<std::uint32_t>(i / Traits::kStages) & 1u;
+}
+
+// The producer's one thread: Q, then K and V of every visited tile as stages free up.
+template <typename Traits>
+__device__ __forceinline__ void produce(const Fa3FwdArgs& a, const FwdSmem<Traits>& sm,
+                                        const FwdTile& tile) {
   constexpr int kBM = Traits::kBlockM;
   constexpr int kBN = Traits::kBlockN;
-  constexpr int kD = Traits::kHeadDim;
-  constexpr int kThreads = Traits::kThreads;
-  constexpr int kSAcc = kBN / 2;  // score accumulators per thread (m64 x kBN over 128 threads)
-  constexpr int kOAcc = kD / 2;
-  constexpr std::uint32_t kKVBytes = Traits::kKVBytes;
-
-  extern __shared__ unsigned char smem_raw[];
-  const std::uint32_t s_q = (smem_u32(smem_raw) + 1023u) & ~1023u;
-  const std::uint32_t s_k = s_q + Traits::kQBytes;  // stage s at s_k + s * kKVBytes
-  const std::uint32_t s_v = s_k + 2 * kKVBytes;
-
-  const int tid = static_cast<int>(threadIdx.x);
-  const int wg = tid / 128;
-  const int warp = (tid % 128) / 32;
-  const int lane = tid % 32;
-
-  // Heaviest query tiles first over all (batch, head) pairs: under the causal mask the last
-  // tiles see the most keys, and the grid's tail is made of short CTAs.
-  const int num_m = (p.T_q + kBM - 1) / kBM;
-  const unsigned num_bh = static_cast<unsigned>(p.B) * static_cast<unsigned>(p.H);
-  const int m_block = num_m - 1 - static_cast<int>(blockIdx.x / num_bh);
-  const int bh = static_cast<int>(blockIdx.x % num_bh);
-  const int h = bh % p.H;
-  const int b = bh / p.H;
-  const int h_kv = h / (p.H / p.H_kv);
-  const int m0 = m_block * kBM;
-
-  const T* q = static_cast<const T*>(p.q) + b * p.q_batch_stride + h * p.q_head_stride;
-  const T* k = static_cast<const T*>(p.k) + b * p.k_batch_stride + h_kv * p.k_head_stride;
-  const T* v = static_cast<const T*>(p.v) + b * p.v_batch_stride + h_kv * p.v_head_stride;
-  T* o = static_cast<T*>(p.o) + b * p.o_batch_stride + h * p.o_head_stride;
-
-  // Bottom-right causal alignment: row i sees keys j <= i + diag.
-  const int diag = p.T_k - p.T_q;
-  int n_blocks = (p.T_k + kBN - 1) / kBN;
-  if (kCausal) {
-    const int last_visible = min(m0 + kBM, p.T_q) - 1 + diag;
-    n_blocks = last_visible < 0 ? 0 : min(n_blocks, last_visible / kBN + 1);
+  constexpr int kCols = Traits::kHeadDim / 64;  // 64-column boxes per tile
+  sm90::tma_prefetch_map(&a.q);
+  sm90::tma_prefetch_map(&a.k);
+  sm90::tma_prefetch_map(&a.v);
+  sm90::mbar_arrive_expect_tx(sm.q_full(), Traits::kQBytes);
+#pragma unroll
+  for (int c = 0; c < kCols; ++c) {
+    sm90::tma_load_4d(sm.q() + c * kBM * 128, &a.q, sm.q_full(), 64 * c, tile.m0, tile.h, tile.b);
   }
-  const float scale_log2 = p.scale * 1.4426950408889634f;
+  const int last = tile.n_blocks - 1;
+  for (int i = 0; i < tile.n_blocks; ++i) {
+    const int st = stage_of<Traits>(i);
+    const std::uint32_t free_parity = phase_of<Traits>(i) ^ 1u;
+    const int row0 = (last - i) * kBN;
+    sm90::mbar_wait(sm.k_empty(st), free_parity);
+    sm90::mbar_arrive_expect_tx(sm.k_full(st), Traits::kKVBytes);
+#pragma unroll
+    for (int c = 0; c < kCols; ++c) {
+      sm90::tma_load_4d(sm.k(st) + c * kBN * 128, &a.k, sm.k_full(st), 64 * c, row0, tile.h_kv,
+                        tile.b);
+    }
+    sm90::mbar_wait(sm.v_empty(st), free_parity);
+    sm90::mbar_arrive_expect_tx(sm.v_full(st), Traits::kKVBytes);
+#pragma unroll
+    for (int c = 0; c < kCols; ++c) {
+      sm90::tma_load_4d(sm.v(st) + c * kBN * 128, &a.v, sm.v_full(st), 64 * c, row0, tile.h_kv,
+                        tile.b);
+    }
+  }
+}
+
+// One consumer warpgroup: 64 query rows, their output accumulators, softmax state and the
+// probabilities of the last tile (the A operand of its P·V, issued one tile later).
+template <typename Traits, typename T, bool kCausal>
+struct Consumer {
+  static constexpr int kBN = Traits::kBlockN;
+  static constexpr int kD = Traits::kHeadDim;
+  static constexpr int kSAcc = kBN / 2;  // score accumulators per thread (m64 x kBN / 128)
+  static constexpr int kOAcc = kD / 2;
+
+  const AttnParams& p;
+  const FwdSmem<Traits>& sm;
+  const FwdTile& tile;
+  int cwg;       // consumer warpgroup index: rows [64 cwg, 64 cwg + 64) of the tile
+  int row_base;  // this thread's first row within the tile
+  int col_lane;  // this thread's first column within a key tile
+  bool arrives;  // lane 0 of its warp: frees stages for the warp
+  float scale_log2;
 
   float acc_o[kOAcc];
+  RowState row;
+  float corr[2];
+  std::uint32_t pa[kBN / 16][4];
+
+  // The consumers issue their GEMMs in turn, round robin: sync on our barrier, issue, arrive
+  // on the next one's. Barrier 1 + c belongs to consumer c (0 is __syncthreads); 256 threads
+  // meet at each: the 128 that wait and the 128 that pass.
+  __device__ __forceinline__ void wait_turn() const { sm90::named_barrier_sync(1 + cwg, 256); }
+  __device__ __forceinline__ void pass_turn() const {
+    sm90::named_barrier_arrive(1 + (cwg + 1) % Traits::kConsumers, 256);
+  }
+  __device__ __forceinline__ bool is_last_consumer() const { return cwg == Traits::kConsumers - 1; }
+
+  __device__ __forceinline__ void issue_s(float (&s)[kSAcc], int i) const {
+    const std::uint32_t k_tile = sm.k(stage_of<Traits>(i));
 #pragma unroll
-  for (int i = 0; i < kOAcc; ++i) acc_o[i] = 0.f;
-  RowState st;
-  // This thread's first row within the CTA's tile, and its first column within a key tile.
-  const int row_base = wg * 64 + warp * 16 + (lane >> 2);
-  const int col_lane = 2 * (lane & 3);
+    for (int ks = 0; ks < kD / 16; ++ks) {
+      sm90::wgmma_ss<T, kBN, 0, 0>(s, sm90::kmajor_desc<Traits::kBlockM>(sm.q(), cwg * 64, ks),
+                                   sm90::kmajor_desc<kBN>(k_tile, 0, ks), ks > 0 ? 1 : 0);
+    }
+    sm90::wgmma_commit();
+  }
 
-  if (n_blocks > 0) {
-    const int last = n_blocks - 1;
-    sm90::load_sw128_tile<kBM, kD, kThreads>(s_q, q, p.q_row_stride, m0, p.T_q, tid);
-    sm90::load_sw128_tile<kBN, kD, kThreads>(s_k + (last & 1) * kKVBytes, k, p.k_row_stride,
-                                             last * kBN, p.T_k, tid);
-    cp_async_commit();
+  __device__ __forceinline__ void issue_pv(int i) {
+    const std::uint32_t v_tile = sm.v(stage_of<Traits>(i));
+#pragma unroll
+    for (int kk = 0; kk < kBN / 16; ++kk) {
+      sm90::wgmma_rs<T, kD, 1>(acc_o, pa[kk], sm90::mnmajor_desc<kBN>(v_tile, kk), 1);
+    }
+    sm90::wgmma_commit();
+  }
 
-    // P of the tile before (n + 1) as A fragments, live while its P·V runs.
-    std::uint32_t pa[kBN / 16][4];
-    for (int n = last; n >= 0; --n) {
-      cp_async_wait<0>();
-      sm90::fence_smem_for_async_proxy();
-      // K_n and V_{n+1} landed; every warpgroup is done with K_{n+1} and V_{n+2}.
-      __syncthreads();
-      if (n > 0) {
-        sm90::load_sw128_tile<kBN, kD, kThreads>(s_k + ((n - 1) & 1) * kKVBytes, k, p.k_row_stride,
-                                                 (n - 1) * kBN, p.T_k, tid);
-      }
-      sm90::load_sw128_tile<kBN, kD, kThreads>(s_v + (n & 1) * kKVBytes, v, p.v_row_stride, n * kBN,
-                                               p.T_k, tid);
-      cp_async_commit();
+  __device__ __forceinline__ void mask(float (&s)[kSAcc], int n) const {
+    const int col0 = n * kBN;
+    const int tk_limit = p.T_k - col0 - col_lane;
+    const int diag_limit = tile.m0 + (p.T_k - p.T_q) + row_base - col0 - col_lane;
+#pragma unroll
+    for (int e = 0; e < kSAcc; ++e) {
+      const int dc = (e / 4) * 8 + (e & 1);
+      const int dr = (e & 2) ? 8 : 0;
+      if (dc >= tk_limit || (kCausal && dc > diag_limit + dr)) s[e] = -INFINITY;
+    }
+  }
 
-      // S_n = Q·K_nᵀ, then O += P_{n+1}·V_{n+1} behind it: the softmax of S_n below runs while
-      // the tensor cores work on P·V.
-      float s[kSAcc];
+  // Key tile i of the walk (n = n_blocks - 1 - i). kWithPV: the P·V of tile i - 1 rides
+  // behind this tile's S (every tile but the first).
+  template <bool kMasked, bool kWithPV>
+  __device__ __forceinline__ void step(int i) {
+    const int st = stage_of<Traits>(i);
+    float s[kSAcc];
+    sm90::mbar_wait(sm.k_full(st), phase_of<Traits>(i));
+    wait_turn();
+    sm90::wgmma_fence();
+    issue_s(s, i);
+    if constexpr (kWithPV) {
+      // O was last written by the P·V of tile i - 2 (done): bring it to tile i - 1's maxima
+      // while S runs, then add tile i - 1.
+      rescale_rows(acc_o, corr);
+      sm90::mbar_wait(sm.v_full(stage_of<Traits>(i - 1)), phase_of<Traits>(i - 1));
       sm90::wgmma_fence();
-#pragma unroll
-      for (int ks = 0; ks < kD / 16; ++ks) {
-        sm90::wgmma_ss<T, kBN, 0, 0>(s, sm90::kmajor_desc<kBM>(s_q, wg * 64, ks),
-                                     sm90::kmajor_desc<kBN>(s_k + (n & 1) * kKVBytes, 0, ks),
-                                     ks > 0 ? 1 : 0);
-      }
-      sm90::wgmma_commit();
-      if (n < last) {
-#pragma unroll
-        for (int kk = 0; kk < kBN / 16; ++kk) {
-          sm90::wgmma_rs<T, kD, 1>(acc_o, pa[kk],
-                                   sm90::mnmajor_desc<kBN>(s_v + ((n + 1) & 1) * kKVBytes, kk), 1);
-        }
-        sm90::wgmma_commit();
-        sm90::wgmma_wait<1>();
-      } else {
-        sm90::wgmma_wait<0>();
-      }
-      sm90::fence_operands(s);
-
-      // Only the T_k tail tile and tiles crossing the causal diagonal pay for the mask.
-      const int col0 = n * kBN;
-      const bool need_mask = (col0 + kBN > p.T_k) || (kCausal && col0 + kBN - 1 > m0 + diag);
-      if (need_mask) {
-        const int tk_limit = p.T_k - col0 - col_lane;
-        const int diag_limit = m0 + diag + row_base - col0 - col_lane;
-#pragma unroll
-        for (int i = 0; i < kSAcc; ++i) {
-          const int dc = (i / 4) * 8 + (i & 1);
-          const int dr = (i & 2) ? 8 : 0;
-          if (dc >= tk_limit || (kCausal && dc > diag_limit + dr)) s[i] = -INFINITY;
-        }
-      }
-      float corr[2];
-      online_softmax(s, st, scale_log2, corr);
-
+      issue_pv(i - 1);
+      pass_turn();
+      sm90::wgmma_wait<1>();
+    } else {
+      pass_turn();
+      sm90::wgmma_wait<0>();
+    }
+    sm90::fence_operands(s);
+    __syncwarp();
+    if (arrives) sm90::mbar_arrive(sm.k_empty(st));
+    if constexpr (kMasked) mask(s, tile.n_blocks - 1 - i);
+    online_softmax(s, row, scale_log2, corr);
+    if constexpr (kWithPV) {
       sm90::wgmma_wait<0>();
       sm90::fence_operands(acc_o);
       sm90::fence_operands(pa);
-      rescale_rows(acc_o, corr);
-#pragma unroll
-      for (int kk = 0; kk < kBN / 16; ++kk) pack_a_fragment<T>(s, kk, pa[kk]);
+      __syncwarp();
+      if (arrives) sm90::mbar_arrive(sm.v_empty(stage_of<Traits>(i - 1)));
     }
+#pragma unroll
+    for (int kk = 0; kk < kBN / 16; ++kk) pack_a_fragment<T>(s, kk, pa[kk]);
+  }
 
-    // The last P·V: V_0 was loaded by every thread in the last iteration.
-    cp_async_wait<0>();
-    sm90::fence_smem_for_async_proxy();
-    __syncthreads();
+  // The P·V of the last tile; the last consumer skips its last pass (it gave the first one its
+  // first turn) so that every named barrier ends with as many arrivals as waits.
+  __device__ __forceinline__ void finish() {
+    const int i = tile.n_blocks - 1;
+    rescale_rows(acc_o, corr);
+    sm90::mbar_wait(sm.v_full(stage_of<Traits>(i)), phase_of<Traits>(i));
+    wait_turn();
     sm90::wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < kBN / 16; ++kk) {
-      sm90::wgmma_rs<T, kD, 1>(acc_o, pa[kk], sm90::mnmajor_desc<kBN>(s_v, kk), 1);
-    }
-    sm90::wgmma_commit();
+    issue_pv(i);
+    if (!is_last_consumer()) pass_turn();
     sm90::wgmma_wait<0>();
     sm90::fence_operands(acc_o);
     sm90::fence_operands(pa);
   }
 
-  // Epilogue: normalise, write O (two elements per store) and the logsumexp.
-  float lse_val[2];
+  __device__ __forceinline__ void run() {
 #pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    float l = st.sum[r];
-    l += __shfl_xor_sync(0xffffffffu, l, 1);
-    l += __shfl_xor_sync(0xffffffffu, l, 2);
-    const float inv = l > 0.f ? 1.f / l : 0.f;
-    lse_val[r] = l > 0.f ? st.max[r] * p.scale + __logf(l) : -INFINITY;
-    const int row = m0 + row_base + 8 * r;
-    if (row < p.T_q) {
-      T* o_row = o + static_cast<std::int64_t>(row) * p.o_row_stride + col_lane;
+    for (int e = 0; e < kOAcc; ++e) acc_o[e] = 0.f;
+    corr[0] = corr[1] = 1.f;
+    if (tile.n_blocks > 0) {
+      // The first consumer takes the first turn.
+      if (is_last_consumer()) pass_turn();
+      const int last = tile.n_blocks - 1;
+      const int diag = p.T_k - p.T_q;
+      auto needs_mask = [&](int i) {
+        const int col0 = (last - i) * kBN;
+        return col0 + kBN > p.T_k || (kCausal && col0 + kBN - 1 > tile.m0 + diag);
+      };
+      sm90::mbar_wait(sm.q_full(), 0);
+      if (needs_mask(0)) {
+        step<true, false>(0);
+      } else {
+        step<false, false>(0);
+      }
+      int i = 1;
+      for (; i < tile.n_blocks && needs_mask(i); ++i) step<true, true>(i);
+      for (; i < tile.n_blocks; ++i) step<false, true>(i);
+      finish();
+    }
+    write_output();
+  }
+
+  // Normalise, write O (two elements per store) and the log-sum-exp.
+  __device__ __forceinline__ void write_output() const {
+    const int lane = static_cast<int>(threadIdx.x % 32);
+    T* o = static_cast<T*>(p.o) + tile.b * p.o_batch_stride + tile.h * p.o_head_stride;
+    float lse_val[2];
 #pragma unroll
-      for (int j = 0; j < kOAcc / 4; ++j) {
-        *reinterpret_cast<std::uint32_t*>(o_row + 8 * j) =
-            pack2<T>(acc_o[4 * j + 2 * r] * inv, acc_o[4 * j + 2 * r + 1] * inv);
+    for (int r = 0; r < 2; ++r) {
+      float l = row.sum[r];
+      l += __shfl_xor_sync(0xffffffffu, l, 1);
+      l += __shfl_xor_sync(0xffffffffu, l, 2);
+      const float inv = l > 0.f ? 1.f / l : 0.f;
+      lse_val[r] = l > 0.f ? row.max[r] * p.scale + __logf(l) : -INFINITY;
+      const int r_abs = tile.m0 + row_base + 8 * r;
+      if (r_abs < p.T_q) {
+        T* o_row = o + static_cast<std::int64_t>(r_abs) * p.o_row_stride + col_lane;
+#pragma unroll
+        for (int j = 0; j < kOAcc / 4; ++j) {
+          *reinterpret_cast<std::uint32_t*>(o_row + 8 * j) =
+              pack2<T>(acc_o[4 * j + 2 * r] * inv, acc_o[4 * j + 2 * r + 1] * inv);
+        }
+      }
+    }
+    if (p.lse != nullptr && (lane & 3) == 0) {
+      float* lse = p.lse + (static_cast<std::int64_t>(tile.b) * p.H + tile.h) * p.T_q;
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const int r_abs = tile.m0 + row_base + 8 * r;
+        if (r_abs < p.T_q) lse[r_abs] = lse_val[r];
       }
     }
   }
-  if (p.lse != nullptr && (lane & 3) == 0) {
-    float* lse = p.lse + (static_cast<std::int64_t>(b) * p.H + h) * p.T_q;
+};
+
+template <typename Traits, typename T, bool kCausal>
+__global__ void __launch_bounds__(Traits::kThreads, 1)
+    fa3_fwd_kernel(const __grid_constant__ Fa3FwdArgs args) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  constexpr int kBM = Traits::kBlockM;
+  constexpr int kBN = Traits::kBlockN;
+  const AttnParams& p = args.p;
+  extern __shared__ unsigned char smem_raw[];
+  const FwdSmem<Traits> sm{(smem_u32(smem_raw) + 1023u) & ~1023u};
+
+  // Heaviest query tiles first over all (batch, head) pairs: under the causal mask the last
+  // tiles see the most keys, and the grid's tail is made of short CTAs.
+  FwdTile tile;
+  const int num_m = (p.T_q + kBM - 1) / kBM;
+  const unsigned num_bh = static_cast<unsigned>(p.B) * static_cast<unsigned>(p.H);
+  const int m_block = num_m - 1 - static_cast<int>(blockIdx.x / num_bh);
+  const int bh = static_cast<int>(blockIdx.x % num_bh);
+  tile.h = bh % p.H;
+  tile.b = bh / p.H;
+  tile.h_kv = tile.h / (p.H / p.H_kv);
+  tile.m0 = m_block * kBM;
+  // Bottom-right causal alignment: row i sees keys j <= i + (T_k - T_q).
+  tile.n_blocks = (p.T_k + kBN - 1) / kBN;
+  if (kCausal) {
+    const int last_visible = min(tile.m0 + kBM, p.T_q) - 1 + (p.T_k - p.T_q);
+    tile.n_blocks = last_visible < 0 ? 0 : min(tile.n_blocks, last_visible / kBN + 1);
+  }
+
+  const int tid = static_cast<int>(threadIdx.x);
+  if (tid == 0) {
+    constexpr std::uint32_t kConsumerWarps = 4 * Traits::kConsumers;
+    sm90::mbar_init(sm.q_full(), 1);
 #pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      const int row = m0 + row_base + 8 * r;
-      if (row < p.T_q) lse[row] = lse_val[r];
+    for (int st = 0; st < Traits::kStages; ++st) {
+      sm90::mbar_init(sm.k_full(st), 1);
+      sm90::mbar_init(sm.v_full(st), 1);
+      sm90::mbar_init(sm.k_empty(st), kConsumerWarps);
+      sm90::mbar_init(sm.v_empty(st), kConsumerWarps);
     }
+    sm90::mbar_fence_init();
+  }
+  __syncthreads();
+
+  const int wg = tid / 128;
+  if (wg == 0) {
+    sm90::setmaxnreg_dec<Traits::kProducerRegs>();
+    if (tid == 0 && tile.n_blocks > 0) produce(args, sm, tile);
+  } else {
+    sm90::setmaxnreg_inc<Traits::kConsumerRegs>();
+    const int in_wg = tid % 128;
+    Consumer<Traits, T, kCausal> c{p, sm, tile};
+    c.cwg = wg - 1;
+    c.row_base = c.cwg * 64 + (in_wg / 32) * 16 + (in_wg % 32) / 4;
+    c.col_lane = 2 * (in_wg % 4);
+    c.arrives = in_wg % 32 == 0;
+    c.scale_log2 = p.scale * 1.4426950408889634f;
+    c.run();
   }
 #else
-  (void)p;
+  (void)args;
 #endif
 }
 

@@ -2,13 +2,36 @@
 // Definition of run_fa3_fwd<T, D>; included only by the sm_90a instantiation units (inst/).
 #pragma once
 
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
+#include "fa3/fa3_fwd_args.h"
 #include "fa3/fa3_fwd_kernel.cuh"
 #include "fa3/fa3_fwd_launch.h"
 #include "fa3/fa3_traits.h"
+#include "hopper/tensor_map.h"
 
 namespace fa2b {
+
+template <typename Traits, typename T>
+cudaError_t make_fa3_fwd_args(const AttnParams& p, Fa3FwdArgs* a) {
+  constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
+  a->p = p;
+  cudaError_t err =
+      sm90::encode_attn_tensor_map(&a->q, p.q, kBf16, p.B, p.H, p.T_q, p.D, p.q_row_stride,
+                                   p.q_head_stride, p.q_batch_stride, Traits::kBlockM);
+  if (err == cudaSuccess) {
+    err = sm90::encode_attn_tensor_map(&a->k, p.k, kBf16, p.B, p.H_kv, p.T_k, p.D, p.k_row_stride,
+                                       p.k_head_stride, p.k_batch_stride, Traits::kBlockN);
+  }
+  if (err == cudaSuccess) {
+    err = sm90::encode_attn_tensor_map(&a->v, p.v, kBf16, p.B, p.H_kv, p.T_k, p.D, p.v_row_stride,
+                                       p.v_head_stride, p.v_batch_stride, Traits::kBlockN);
+  }
+  return err;
+}
 
 template <typename Traits, typename T, bool kCausal>
 cudaError_t launch_fa3_fwd(const AttnParams& p, cudaStream_t stream) {
@@ -17,17 +40,19 @@ cudaError_t launch_fa3_fwd(const AttnParams& p, cudaStream_t stream) {
   static const cudaError_t attr_err =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
   if (attr_err != cudaSuccess) return attr_err;
+  Fa3FwdArgs args;
+  const cudaError_t map_err = make_fa3_fwd_args<Traits, T>(p, &args);
+  if (map_err != cudaSuccess) return map_err;
   const unsigned num_m = static_cast<unsigned>((p.T_q + Traits::kBlockM - 1) / Traits::kBlockM);
   const dim3 grid(num_m * static_cast<unsigned>(p.B) * static_cast<unsigned>(p.H));
-  kernel<<<grid, Traits::kThreads, Traits::kSmemBytes, stream>>>(p);
+  kernel<<<grid, Traits::kThreads, Traits::kSmemBytes, stream>>>(args);
   return cudaGetLastError();
 }
 
 template <typename T, int kHeadDim>
 cudaError_t run_fa3_fwd(const AttnParams& p, cudaStream_t stream) {
-  using Traits = Fa3FwdTraits<kHeadDim>;
-  if (p.causal) return launch_fa3_fwd<Traits, T, true>(p, stream);
-  return launch_fa3_fwd<Traits, T, false>(p, stream);
+  if (p.causal) return launch_fa3_fwd<Fa3FwdTraits<kHeadDim, true>, T, true>(p, stream);
+  return launch_fa3_fwd<Fa3FwdTraits<kHeadDim, false>, T, false>(p, stream);
 }
 
 }  // namespace fa2b

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tile shapes of the Hopper (sm_90a) forward, one line per head dim. Each warpgroup (4 warps)
-// owns 64 query rows: the wgmma M of one instruction. K and V tiles are double-buffered in
-// shared memory in the 128-byte swizzled layout wgmma reads.
+// Tile shapes of the Hopper (sm_90a) forward, one line per head dim, and the CTA's shared
+// memory plan. A CTA is one producer warpgroup (the copy engine's issuer) and kConsumers
+// consumer warpgroups, each owning 64 query rows (the wgmma M of one instruction). K and V
+// tiles stream through kStages shared-memory stages in the 128-byte swizzled layout wgmma
+// reads (wgmma_desc.cuh), each stage guarded by a full and an empty mbarrier.
 #pragma once
 
 #include "fa2/fa2_head_dims.h"
@@ -15,28 +17,42 @@ constexpr bool fa3_head_dim_supported(int d) {
   return head_dim_listed(Fa3HeadDims{}, d);
 }
 
-template <int kD, int kBM, int kBN>
+template <int kD, int kBN, int kStages_, int kConsumers_>
 struct Fa3FwdTile {
   static constexpr int kHeadDim = kD;
-  static constexpr int kBlockM = kBM;
+  static constexpr int kConsumers = kConsumers_;
+  static constexpr int kBlockM = 64 * kConsumers;
   static constexpr int kBlockN = kBN;
-  static constexpr int kWarpGroups = kBM / 64;
-  static constexpr int kThreads = 128 * kWarpGroups;
-  static constexpr int kQBytes = kBM * kD * 2;
+  static constexpr int kStages = kStages_;
+  static constexpr int kThreads = 128 * (1 + kConsumers);
+  // Registers per thread once the roles split (setmaxnreg): the producer issues copies only,
+  // the consumers share the rest of the register file.
+  static constexpr int kProducerRegs = kConsumers == 2 ? 24 : 32;
+  static constexpr int kConsumerRegs = kConsumers == 2 ? 240 : 160;
+  static constexpr int kQBytes = kBlockM * kD * 2;
   static constexpr int kKVBytes = kBN * kD * 2;  // one K or V tile
-  // Q, two stages of K and V, and slack to align the dynamic shared memory base to 1024 bytes
-  // (the swizzle atom).
-  static constexpr int kSmemBytes = kQBytes + 4 * kKVBytes + 1024;
-  static_assert(kBM % 64 == 0 && kBN % 16 == 0 && kD % 64 == 0, "wgmma tile shape");
+  // Byte offsets from the 1024-aligned base (the swizzle atom): Q, K stages, V stages, then
+  // the barriers (Q full; per stage K full, K empty, V full, V empty).
+  static constexpr int kKOffset = kQBytes;
+  static constexpr int kVOffset = kKOffset + kStages * kKVBytes;
+  static constexpr int kBarOffset = kVOffset + kStages * kKVBytes;
+  static constexpr int kBarriers = 1 + 4 * kStages;
+  static constexpr int kSmemBytes = kBarOffset + 8 * kBarriers + 1024;  // + alignment slack
+  static_assert(kBN % 16 == 0 && kD % 64 == 0, "wgmma tile shape");
+  static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * kConsumers <= 65536, "register file");
 };
 
-template <int kD>
+// Per head dim and mask. Non-causal D = 128 takes 176-key tiles (fewer softmax rounds per
+// key; a causal CTA would mask more of them); D = 64 runs three consumers (192 query rows) to
+// keep the tensor cores fed through its short GEMMs. results/NOTES.md "fa3" has the numbers.
+template <int kD, bool kCausal>
 struct Fa3FwdTraits;
-template <>
-struct Fa3FwdTraits<64> : Fa3FwdTile<64, 128, 128> {};
-template <>
-struct Fa3FwdTraits<128> : Fa3FwdTile<128, 128, 128> {};
-template <>
-struct Fa3FwdTraits<256> : Fa3FwdTile<256, 128, 64> {};
+// clang-format off
+//                                                                  D    Bn   stages consumers
+template <bool kCausal> struct Fa3FwdTraits<64, kCausal>  : Fa3FwdTile<64,  128, 2,     3> {};
+template <> struct Fa3FwdTraits<128, false>               : Fa3FwdTile<128, 176, 2,     2> {};
+template <> struct Fa3FwdTraits<128, true>                : Fa3FwdTile<128, 128, 2,     2> {};
+template <bool kCausal> struct Fa3FwdTraits<256, kCausal> : Fa3FwdTile<256, 64,  2,     2> {};
+// clang-format on
 
 }  // namespace fa2b

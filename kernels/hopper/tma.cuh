@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Tensor Memory Accelerator (copy engine) of sm_90: one instruction copies a box of a
+// tensor described by a CUtensorMap (tensor_map.h) from global into shared memory, swizzled
+// as the map says, and reports the bytes to an mbarrier (mbarrier.cuh). Rows outside the
+// tensor arrive as zeros and still count towards the bytes.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+namespace fa2b {
+namespace sm90 {
+
+// The map must live in kernel parameter (__grid_constant__), constant or global memory.
+__device__ __forceinline__ void tma_prefetch_map(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");
+}
+
+// Box at coordinates (c0 innermost .. c3) of a rank-4 map into `dst`, completing on `bar`.
+__device__ __forceinline__ void tma_load_4d(std::uint32_t dst, const CUtensorMap* map,
+                                            std::uint32_t bar, int c0, int c1, int c2, int c3) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(dst),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
+      : "memory");
+}
+
+}  // namespace sm90
+}  // namespace fa2b
