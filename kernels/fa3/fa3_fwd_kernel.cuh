@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Hopper attention forward, version 6: the FlashAttention-2 algorithm on warpgroup MMA with
-// warp specialisation and a persistent grid, as FlashAttention-3.
+// Hopper attention forward, version 4: the FlashAttention-2 algorithm on warpgroup MMA with
+// warp specialisation, as FlashAttention-3.
 //
-// One CTA per SM walks query tiles (query block, batch, head), heaviest first, striding by the
-// grid. Warpgroup 0 is the producer: one thread issues the copy engine's loads (each tile's Q,
-// then its K and V tiles into kStages stages, every buffer handed over through a full/empty
-// mbarrier pair, so the next tile's loads run while the consumers finish this one) and the
-// warpgroup gives its registers to the consumers.
+// One CTA per (query tile, batch, head). Warpgroup 0 is the producer: one thread issues the
+// copy engine's loads (Q once, then K and V tiles into kStages stages, each stage handed over
+// through a full/empty mbarrier pair) and the warpgroup gives its registers to the consumers.
 // Each consumer warpgroup owns 64 query rows. Per key tile it issues S = Q·Kᵀ (both operands
 // in shared memory), then O += P·V of the tile before (P straight from registers as the A
 // operand, V read MN-major), and runs the online softmax of S while that P·V is on the tensor
@@ -50,49 +48,19 @@ struct FwdSmem {
   }
   __device__ std::uint32_t bar(int i) const { return base + Traits::kBarOffset + 8 * i; }
   __device__ std::uint32_t q_full() const { return bar(0); }
-  __device__ std::uint32_t q_empty() const { return bar(1); }
-  __device__ std::uint32_t k_full(int st) const { return bar(2 + st); }
-  __device__ std::uint32_t k_empty(int st) const { return bar(2 + Traits::kStages + st); }
-  __device__ std::uint32_t v_full(int st) const { return bar(2 + 2 * Traits::kStages + st); }
-  __device__ std::uint32_t v_empty(int st) const { return bar(2 + 3 * Traits::kStages + st); }
+  __device__ std::uint32_t k_full(int st) const { return bar(1 + st); }
+  __device__ std::uint32_t k_empty(int st) const { return bar(1 + Traits::kStages + st); }
+  __device__ std::uint32_t v_full(int st) const { return bar(1 + 2 * Traits::kStages + st); }
+  __device__ std::uint32_t v_empty(int st) const { return bar(1 + 3 * Traits::kStages + st); }
 };
 
-// Where a query tile sits and which key tiles it visits.
+// Where the CTA's tile sits and which key tiles it visits.
 struct FwdTile {
   int m0, h, h_kv, b;
   int n_blocks;  // key tiles n_blocks - 1 .. 0 are visited, in that order
 };
 
-template <typename Traits>
-__device__ __forceinline__ int num_query_tiles(const AttnParams& p) {
-  return (p.T_q + Traits::kBlockM - 1) / Traits::kBlockM * p.B * p.H;
-}
-
-// Query tile t in the walk order: the last query blocks (under the causal mask, the ones that
-// see the most keys) of every (batch, head) first, so the walk ends on short tiles.
-template <typename Traits, bool kCausal>
-__device__ __forceinline__ FwdTile query_tile(const AttnParams& p, int t) {
-  constexpr int kBM = Traits::kBlockM;
-  constexpr int kBN = Traits::kBlockN;
-  FwdTile tile;
-  const int num_m = (p.T_q + kBM - 1) / kBM;
-  const int num_bh = p.B * p.H;
-  const int bh = t % num_bh;
-  tile.m0 = (num_m - 1 - t / num_bh) * kBM;
-  tile.h = bh % p.H;
-  tile.b = bh / p.H;
-  tile.h_kv = tile.h / (p.H / p.H_kv);
-  // Bottom-right causal alignment: row i sees keys j <= i + (T_k - T_q).
-  tile.n_blocks = (p.T_k + kBN - 1) / kBN;
-  if (kCausal) {
-    const int last_visible = min(tile.m0 + kBM, p.T_q) - 1 + (p.T_k - p.T_q);
-    tile.n_blocks = last_visible < 0 ? 0 : min(tile.n_blocks, last_visible / kBN + 1);
-  }
-  return tile;
-}
-
-// Both roles count the key tiles and the Q loads of the CTA's walk so far: the i-th key tile
-// overall uses stage i % kStages in phase (i / kStages) % 2; the j-th Q load phase j % 2.
+// The i-th key tile of the walk uses stage i % kStages in phase (i / kStages) % 2.
 template <typename Traits>
 __device__ __forceinline__ int stage_of(int i) {
   return i % Traits::kStages;
@@ -102,52 +70,39 @@ __device__ __forceinline__ std::uint32_t phase_of(int i) {
   return static_cast<std::uint32_t>(i / Traits::kStages) & 1u;
 }
 
-// The producer's one thread: for every query tile of the walk, Q once the last tile's GEMMs
-// are done with it, then K and V of every visited key tile as stages free up.
-template <typename Traits, bool kCausal>
-__device__ __forceinline__ void produce(const Fa3FwdArgs& a, const FwdSmem<Traits>& sm) {
+// The producer's one thread: Q, then K and V of every visited tile as stages free up.
+template <typename Traits>
+__device__ __forceinline__ void produce(const Fa3FwdArgs& a, const FwdSmem<Traits>& sm,
+                                        const FwdTile& tile) {
   constexpr int kBM = Traits::kBlockM;
   constexpr int kBN = Traits::kBlockN;
   constexpr int kCols = Traits::kHeadDim / 64;  // 64-column boxes per tile
   sm90::tma_prefetch_map(&a.q);
   sm90::tma_prefetch_map(&a.k);
   sm90::tma_prefetch_map(&a.v);
-  const int tiles = num_query_tiles<Traits>(a.p);
-  int kv = 0;      // key tiles loaded so far
-  int q_uses = 0;  // Q loads so far
-  for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
-    const FwdTile tile = query_tile<Traits, kCausal>(a.p, t);
-    if (tile.n_blocks == 0) continue;
-    const int last = tile.n_blocks - 1;
-    for (int i = 0; i < tile.n_blocks; ++i, ++kv) {
-      const int st = stage_of<Traits>(kv);
-      const std::uint32_t free_parity = phase_of<Traits>(kv) ^ 1u;
-      const int row0 = (last - i) * kBN;
-      sm90::mbar_wait(sm.k_empty(st), free_parity);
-      sm90::mbar_arrive_expect_tx(sm.k_full(st), Traits::kKVBytes);
+  sm90::mbar_arrive_expect_tx(sm.q_full(), Traits::kQBytes);
 #pragma unroll
-      for (int c = 0; c < kCols; ++c) {
-        sm90::tma_load_4d(sm.k(st) + c * kBN * 128, &a.k, sm.k_full(st), 64 * c, row0, tile.h_kv,
-                          tile.b);
-      }
-      // Q behind the first K tile: its wait for the last tile's GEMMs does not hold K back.
-      if (i == 0) {
-        sm90::mbar_wait(sm.q_empty(), (static_cast<std::uint32_t>(q_uses) & 1u) ^ 1u);
-        ++q_uses;
-        sm90::mbar_arrive_expect_tx(sm.q_full(), Traits::kQBytes);
+  for (int c = 0; c < kCols; ++c) {
+    sm90::tma_load_4d(sm.q() + c * kBM * 128, &a.q, sm.q_full(), 64 * c, tile.m0, tile.h, tile.b);
+  }
+  const int last = tile.n_blocks - 1;
+  for (int i = 0; i < tile.n_blocks; ++i) {
+    const int st = stage_of<Traits>(i);
+    const std::uint32_t free_parity = phase_of<Traits>(i) ^ 1u;
+    const int row0 = (last - i) * kBN;
+    sm90::mbar_wait(sm.k_empty(st), free_parity);
+    sm90::mbar_arrive_expect_tx(sm.k_full(st), Traits::kKVBytes);
 #pragma unroll
-        for (int c = 0; c < kCols; ++c) {
-          sm90::tma_load_4d(sm.q() + c * kBM * 128, &a.q, sm.q_full(), 64 * c, tile.m0, tile.h,
-                            tile.b);
-        }
-      }
-      sm90::mbar_wait(sm.v_empty(st), free_parity);
-      sm90::mbar_arrive_expect_tx(sm.v_full(st), Traits::kKVBytes);
+    for (int c = 0; c < kCols; ++c) {
+      sm90::tma_load_4d(sm.k(st) + c * kBN * 128, &a.k, sm.k_full(st), 64 * c, row0, tile.h_kv,
+                        tile.b);
+    }
+    sm90::mbar_wait(sm.v_empty(st), free_parity);
+    sm90::mbar_arrive_expect_tx(sm.v_full(st), Traits::kKVBytes);
 #pragma unroll
-      for (int c = 0; c < kCols; ++c) {
-        sm90::tma_load_4d(sm.v(st) + c * kBN * 128, &a.v, sm.v_full(st), 64 * c, row0, tile.h_kv,
-                          tile.b);
-      }
+    for (int c = 0; c < kCols; ++c) {
+      sm90::tma_load_4d(sm.v(st) + c * kBN * 128, &a.v, sm.v_full(st), 64 * c, row0, tile.h_kv,
+                        tile.b);
     }
   }
 }
@@ -163,13 +118,11 @@ struct Consumer {
 
   const AttnParams& p;
   const FwdSmem<Traits>& sm;
-  FwdTile tile;
-  int kv_base = 0;  // key tiles of the walk before this query tile
-  int q_uses = 0;   // Q loads consumed before this query tile
-  int cwg;          // consumer warpgroup index: rows [64 cwg, 64 cwg + 64) of the tile
-  int row_base;     // this thread's first row within the tile
-  int col_lane;     // this thread's first column within a key tile
-  bool arrives;     // lane 0 of its warp: frees stages for the warp
+  const FwdTile& tile;
+  int cwg;       // consumer warpgroup index: rows [64 cwg, 64 cwg + 64) of the tile
+  int row_base;  // this thread's first row within the tile
+  int col_lane;  // this thread's first column within a key tile
+  bool arrives;  // lane 0 of its warp: frees stages for the warp
   float scale_log2;
 
   float acc_o[kOAcc];
@@ -187,7 +140,7 @@ struct Consumer {
   __device__ __forceinline__ bool is_last_consumer() const { return cwg == Traits::kConsumers - 1; }
 
   __device__ __forceinline__ void issue_s(float (&s)[kSAcc], int i) const {
-    const std::uint32_t k_tile = sm.k(stage_of<Traits>(kv_base + i));
+    const std::uint32_t k_tile = sm.k(stage_of<Traits>(i));
 #pragma unroll
     for (int ks = 0; ks < kD / 16; ++ks) {
       sm90::wgmma_ss<T, kBN, 0, 0>(s, sm90::kmajor_desc<Traits::kBlockM>(sm.q(), cwg * 64, ks),
@@ -197,7 +150,7 @@ struct Consumer {
   }
 
   __device__ __forceinline__ void issue_pv(int i) {
-    const std::uint32_t v_tile = sm.v(stage_of<Traits>(kv_base + i));
+    const std::uint32_t v_tile = sm.v(stage_of<Traits>(i));
 #pragma unroll
     for (int kk = 0; kk < kBN / 16; ++kk) {
       sm90::wgmma_rs<T, kD, 1>(acc_o, pa[kk], sm90::mnmajor_desc<kBN>(v_tile, kk), 1);
@@ -221,9 +174,9 @@ struct Consumer {
   // behind this tile's S (every tile but the first).
   template <bool kMasked, bool kWithPV>
   __device__ __forceinline__ void step(int i) {
-    const int st = stage_of<Traits>(kv_base + i);
+    const int st = stage_of<Traits>(i);
     float s[kSAcc];
-    sm90::mbar_wait(sm.k_full(st), phase_of<Traits>(kv_base + i));
+    sm90::mbar_wait(sm.k_full(st), phase_of<Traits>(i));
     wait_turn();
     sm90::wgmma_fence();
     issue_s(s, i);
@@ -231,8 +184,7 @@ struct Consumer {
       // O was last written by the P·V of tile i - 2 (done): bring it to tile i - 1's maxima
       // while S runs, then add tile i - 1.
       rescale_rows(acc_o, corr);
-      sm90::mbar_wait(sm.v_full(stage_of<Traits>(kv_base + i - 1)),
-                      phase_of<Traits>(kv_base + i - 1));
+      sm90::mbar_wait(sm.v_full(stage_of<Traits>(i - 1)), phase_of<Traits>(i - 1));
       sm90::wgmma_fence();
       issue_pv(i - 1);
       pass_turn();
@@ -251,7 +203,7 @@ struct Consumer {
       sm90::fence_operands(acc_o);
       sm90::fence_operands(pa);
       __syncwarp();
-      if (arrives) sm90::mbar_arrive(sm.v_empty(stage_of<Traits>(kv_base + i - 1)));
+      if (arrives) sm90::mbar_arrive(sm.v_empty(stage_of<Traits>(i - 1)));
     }
 #pragma unroll
     for (int kk = 0; kk < kBN / 16; ++kk) pack_a_fragment<T>(s, kk, pa[kk]);
@@ -261,11 +213,8 @@ struct Consumer {
   // first turn) so that every named barrier ends with as many arrivals as waits.
   __device__ __forceinline__ void finish() {
     const int i = tile.n_blocks - 1;
-    // Every S of the tile is done: Q may be replaced by the next tile's.
-    __syncwarp();
-    if (arrives) sm90::mbar_arrive(sm.q_empty());
     rescale_rows(acc_o, corr);
-    sm90::mbar_wait(sm.v_full(stage_of<Traits>(kv_base + i)), phase_of<Traits>(kv_base + i));
+    sm90::mbar_wait(sm.v_full(stage_of<Traits>(i)), phase_of<Traits>(i));
     wait_turn();
     sm90::wgmma_fence();
     issue_pv(i);
@@ -273,13 +222,9 @@ struct Consumer {
     sm90::wgmma_wait<0>();
     sm90::fence_operands(acc_o);
     sm90::fence_operands(pa);
-    __syncwarp();
-    if (arrives) sm90::mbar_arrive(sm.v_empty(stage_of<Traits>(kv_base + i)));
   }
 
-  // One query tile: its key tiles, then O and the log-sum-exp.
   __device__ __forceinline__ void run() {
-    row = RowState{};
 #pragma unroll
     for (int e = 0; e < kOAcc; ++e) acc_o[e] = 0.f;
     corr[0] = corr[1] = 1.f;
@@ -292,7 +237,7 @@ struct Consumer {
         const int col0 = (last - i) * kBN;
         return col0 + kBN > p.T_k || (kCausal && col0 + kBN - 1 > tile.m0 + diag);
       };
-      sm90::mbar_wait(sm.q_full(), static_cast<std::uint32_t>(q_uses) & 1u);
+      sm90::mbar_wait(sm.q_full(), 0);
       if (needs_mask(0)) {
         step<true, false>(0);
       } else {
@@ -302,8 +247,6 @@ struct Consumer {
       for (; i < tile.n_blocks && needs_mask(i); ++i) step<true, true>(i);
       for (; i < tile.n_blocks; ++i) step<false, true>(i);
       finish();
-      kv_base += tile.n_blocks;
-      ++q_uses;
     }
     write_output();
   }
@@ -345,15 +288,34 @@ template <typename Traits, typename T, bool kCausal>
 __global__ void __launch_bounds__(Traits::kThreads, 1)
     fa3_fwd_kernel(const __grid_constant__ Fa3FwdArgs args) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  constexpr int kBM = Traits::kBlockM;
+  constexpr int kBN = Traits::kBlockN;
   const AttnParams& p = args.p;
   extern __shared__ unsigned char smem_raw[];
   const FwdSmem<Traits> sm{(smem_u32(smem_raw) + 1023u) & ~1023u};
+
+  // Heaviest query tiles first over all (batch, head) pairs: under the causal mask the last
+  // tiles see the most keys, and the grid's tail is made of short CTAs.
+  FwdTile tile;
+  const int num_m = (p.T_q + kBM - 1) / kBM;
+  const unsigned num_bh = static_cast<unsigned>(p.B) * static_cast<unsigned>(p.H);
+  const int m_block = num_m - 1 - static_cast<int>(blockIdx.x / num_bh);
+  const int bh = static_cast<int>(blockIdx.x % num_bh);
+  tile.h = bh % p.H;
+  tile.b = bh / p.H;
+  tile.h_kv = tile.h / (p.H / p.H_kv);
+  tile.m0 = m_block * kBM;
+  // Bottom-right causal alignment: row i sees keys j <= i + (T_k - T_q).
+  tile.n_blocks = (p.T_k + kBN - 1) / kBN;
+  if (kCausal) {
+    const int last_visible = min(tile.m0 + kBM, p.T_q) - 1 + (p.T_k - p.T_q);
+    tile.n_blocks = last_visible < 0 ? 0 : min(tile.n_blocks, last_visible / kBN + 1);
+  }
 
   const int tid = static_cast<int>(threadIdx.x);
   if (tid == 0) {
     constexpr std::uint32_t kConsumerWarps = 4 * Traits::kConsumers;
     sm90::mbar_init(sm.q_full(), 1);
-    sm90::mbar_init(sm.q_empty(), kConsumerWarps);
 #pragma unroll
     for (int st = 0; st < Traits::kStages; ++st) {
       sm90::mbar_init(sm.k_full(st), 1);
@@ -368,21 +330,17 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
   const int wg = tid / 128;
   if (wg == 0) {
     sm90::setmaxnreg_dec<Traits::kProducerRegs>();
-    if (tid == 0) produce<Traits, kCausal>(args, sm);
+    if (tid == 0 && tile.n_blocks > 0) produce(args, sm, tile);
   } else {
     sm90::setmaxnreg_inc<Traits::kConsumerRegs>();
     const int in_wg = tid % 128;
-    Consumer<Traits, T, kCausal> c{p, sm};
+    Consumer<Traits, T, kCausal> c{p, sm, tile};
     c.cwg = wg - 1;
     c.row_base = c.cwg * 64 + (in_wg / 32) * 16 + (in_wg % 32) / 4;
     c.col_lane = 2 * (in_wg % 4);
     c.arrives = in_wg % 32 == 0;
     c.scale_log2 = p.scale * 1.4426950408889634f;
-    const int tiles = num_query_tiles<Traits>(p);
-    for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
-      c.tile = query_tile<Traits, kCausal>(p, t);
-      c.run();
-    }
+    c.run();
   }
 #else
   (void)args;

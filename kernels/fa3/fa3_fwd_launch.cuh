@@ -43,16 +43,8 @@ cudaError_t launch_fa3_fwd(const AttnParams& p, cudaStream_t stream) {
   Fa3FwdArgs args;
   const cudaError_t map_err = make_fa3_fwd_args<Traits, T>(p, &args);
   if (map_err != cudaSuccess) return map_err;
-  // Persistent: one CTA per SM (their shared memory and registers allow no second), each
-  // walking query tiles.
-  int device = 0, sms = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err == cudaSuccess)
-    err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (err != cudaSuccess) return err;
-  const long long tiles =
-      static_cast<long long>((p.T_q + Traits::kBlockM - 1) / Traits::kBlockM) * p.B * p.H;
-  const dim3 grid(static_cast<unsigned>(tiles < sms ? tiles : sms));
+  const unsigned num_m = static_cast<unsigned>((p.T_q + Traits::kBlockM - 1) / Traits::kBlockM);
+  const dim3 grid(num_m * static_cast<unsigned>(p.B) * static_cast<unsigned>(p.H));
   kernel<<<grid, Traits::kThreads, Traits::kSmemBytes, stream>>>(args);
   return cudaGetLastError();
 }

@@ -32,11 +32,11 @@ struct Fa3FwdTile {
   static constexpr int kQBytes = kBlockM * kD * 2;
   static constexpr int kKVBytes = kBN * kD * 2;  // one K or V tile
   // Byte offsets from the 1024-aligned base (the swizzle atom): Q, K stages, V stages, then
-  // the barriers (Q full, Q empty; per stage K full, K empty, V full, V empty).
+  // the barriers (Q full; per stage K full, K empty, V full, V empty).
   static constexpr int kKOffset = kQBytes;
   static constexpr int kVOffset = kKOffset + kStages * kKVBytes;
   static constexpr int kBarOffset = kVOffset + kStages * kKVBytes;
-  static constexpr int kBarriers = 2 + 4 * kStages;
+  static constexpr int kBarriers = 1 + 4 * kStages;
   static constexpr int kSmemBytes = kBarOffset + 8 * kBarriers + 1024;  // + alignment slack
   static_assert(kBN % 16 == 0 && kD % 64 == 0, "wgmma tile shape");
   static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * kConsumers <= 65536, "register file");
