@@ -94,7 +94,14 @@ class CudaPlatform final : public Platform {
     }
   }
 
+  // A sticky error can surface in any CUDA call of a case (an event wait, a copy of the
+  // verification rows), not only in check_after_run: the context itself is asked, once the
+  // case is over, whether it still works.
   bool broken(std::string* why) const override {
+    if (broken_.empty()) {
+      const cudaError_t err = cudaDeviceSynchronize();
+      if (is_sticky(err)) broken_ = fmt::format("after the case: {}", cudaGetErrorString(err));
+    }
     if (broken_.empty()) return false;
     if (why) *why = broken_;
     return true;
@@ -110,7 +117,7 @@ class CudaPlatform final : public Platform {
   Event start_, stop_;
   void* flush_ = nullptr;
   std::size_t flush_bytes_ = 0;
-  std::string broken_;
+  mutable std::string broken_;  // the first sticky error seen; the context is lost
   std::unique_ptr<GpuStateProbe> probe_;
   std::string probe_absent_;
 };
