@@ -38,20 +38,8 @@ bool fa3_fwd_supported(const AttnParams& p, std::string* why) {
         why, "head dim " + std::to_string(p.D) +
                  " is not supported by fa3 (supported: " + head_dims_text(Fa3HeadDims{}) + ")");
   }
+  // Also the copy engine's rules: 16-byte aligned bases, strides in whole 16-byte units.
   if (!layout_supported(p, "fa3", why)) return false;
-  // The copy engine reads tensors whose base is 16-byte aligned and whose strides are whole
-  // 16-byte units (8 elements).
-  for (const void* ptr : {p.q, p.k, p.v}) {
-    if (reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0) {
-      return support_fail(why, "fa3 needs Q, K and V 16-byte aligned");
-    }
-  }
-  for (const std::int64_t stride :
-       {p.q_row_stride, p.q_head_stride, p.q_batch_stride, p.k_row_stride, p.k_head_stride,
-        p.k_batch_stride, p.v_row_stride, p.v_head_stride, p.v_batch_stride}) {
-    if (stride % 8 != 0)
-      return support_fail(why, "fa3 needs Q, K and V strides that are multiples of 8 elements");
-  }
   const std::int64_t ctas = static_cast<std::int64_t>(p.B) * p.H * ((p.T_q + 127) / 128);
   if (ctas > 0x7fffffffLL) return support_fail(why, "fa3 grid too large (B * H * T_q / 128)");
   return true;

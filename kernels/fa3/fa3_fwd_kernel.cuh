@@ -133,9 +133,13 @@ struct Consumer {
   // The consumers issue their GEMMs in turn, round robin: sync on our barrier, issue, arrive
   // on the next one's. Barrier 1 + c belongs to consumer c (0 is __syncthreads); 256 threads
   // meet at each: the 128 that wait and the 128 that pass.
-  __device__ __forceinline__ void wait_turn() const { sm90::named_barrier_sync(1 + cwg, 256); }
+  __device__ __forceinline__ void wait_turn() const {
+    if constexpr (Traits::kTakeTurns) sm90::named_barrier_sync(1 + cwg, 256);
+  }
   __device__ __forceinline__ void pass_turn() const {
-    sm90::named_barrier_arrive(1 + (cwg + 1) % Traits::kConsumers, 256);
+    if constexpr (Traits::kTakeTurns) {
+      sm90::named_barrier_arrive(1 + (cwg + 1) % Traits::kConsumers, 256);
+    }
   }
   __device__ __forceinline__ bool is_last_consumer() const { return cwg == Traits::kConsumers - 1; }
 

@@ -17,10 +17,13 @@ constexpr bool fa3_head_dim_supported(int d) {
   return head_dim_listed(Fa3HeadDims{}, d);
 }
 
-template <int kD, int kBN, int kStages_, int kConsumers_>
+// kTakeTurns: the consumers issue their GEMMs in turn (named barriers), so one's softmax runs
+// while another's GEMMs do; without it they issue whenever their data is ready.
+template <int kD, int kBN, int kStages_, int kConsumers_, bool kTakeTurns_ = true>
 struct Fa3FwdTile {
   static constexpr int kHeadDim = kD;
   static constexpr int kConsumers = kConsumers_;
+  static constexpr bool kTakeTurns = kTakeTurns_;
   static constexpr int kBlockM = 64 * kConsumers;
   static constexpr int kBlockN = kBN;
   static constexpr int kStages = kStages_;
@@ -39,6 +42,7 @@ struct Fa3FwdTile {
   static constexpr int kBarriers = 1 + 4 * kStages;
   static constexpr int kSmemBytes = kBarOffset + 8 * kBarriers + 1024;  // + alignment slack
   static_assert(kBN % 16 == 0 && kD % 64 == 0, "wgmma tile shape");
+  static_assert(kSmemBytes <= 227 * 1024, "shared memory of one sm_90 block");
   static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * kConsumers <= 65536, "register file");
 };
 

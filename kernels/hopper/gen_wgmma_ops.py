@@ -12,7 +12,7 @@ import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 OUT = HERE / "wgmma_ops.cuh"
-WIDTHS = [32, 64, 96, 128, 176, 192, 256]
+WIDTHS = [32, 64, 80, 96, 128, 176, 192, 256]
 
 HEAD = """\
 // SPDX-License-Identifier: Apache-2.0

@@ -112,6 +112,50 @@ __device__ __forceinline__ void wgmma_m64n64k16_rs(float (&d)[32], const std::ui
 }
 
 template <typename T, int kTransA, int kTransB>
+__device__ __forceinline__ void wgmma_m64n80k16_ss(float (&d)[40], std::uint64_t desc_a,
+                                                    std::uint64_t desc_b, int scale_d) {
+  if constexpr (kIsBf16<T>) {
+    asm volatile(
+    "{\n.reg .pred p;\nsetp.ne.b32 p, %42, 0;\n"
+    "wgmma.mma_async.sync.aligned.m64n80k16.f32.bf16.bf16 "
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39}, "
+    "%40, %41, p, 1, 1, %43, %44;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39])
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
+  } else {
+    asm volatile(
+    "{\n.reg .pred p;\nsetp.ne.b32 p, %42, 0;\n"
+    "wgmma.mma_async.sync.aligned.m64n80k16.f32.f16.f16 "
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39}, "
+    "%40, %41, p, 1, 1, %43, %44;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39])
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
+  }
+}
+
+template <typename T, int kTransB>
+__device__ __forceinline__ void wgmma_m64n80k16_rs(float (&d)[40], const std::uint32_t (&a)[4],
+                                                    std::uint64_t desc_b, int scale_d) {
+  if constexpr (kIsBf16<T>) {
+    asm volatile(
+    "{\n.reg .pred p;\nsetp.ne.b32 p, %45, 0;\n"
+    "wgmma.mma_async.sync.aligned.m64n80k16.f32.bf16.bf16 "
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39}, "
+    "{%40, %41, %42, %43}, %44, p, 1, 1, %46;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d), "n"(kTransB));
+  } else {
+    asm volatile(
+    "{\n.reg .pred p;\nsetp.ne.b32 p, %45, 0;\n"
+    "wgmma.mma_async.sync.aligned.m64n80k16.f32.f16.f16 "
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39}, "
+    "{%40, %41, %42, %43}, %44, p, 1, 1, %46;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d), "n"(kTransB));
+  }
+}
+
+template <typename T, int kTransA, int kTransB>
 __device__ __forceinline__ void wgmma_m64n96k16_ss(float (&d)[48], std::uint64_t desc_a,
                                                     std::uint64_t desc_b, int scale_d) {
   if constexpr (kIsBf16<T>) {
@@ -331,7 +375,7 @@ __device__ __forceinline__ void wgmma_m64n256k16_rs(float (&d)[128], const std::
   }
 }
 
-// By width: wgmma_ss<T, N, kTransA, kTransB>(d, ...) for N in {32, 64, 96, 128, 176, 192, 256}.
+// By width: wgmma_ss<T, N, kTransA, kTransB>(d, ...) for N in {32, 64, 80, 96, 128, 176, 192, 256}.
 template <typename T, int kN, int kTransA, int kTransB>
 __device__ __forceinline__ void wgmma_ss(float (&d)[kN / 2], std::uint64_t desc_a,
                                          std::uint64_t desc_b, int scale_d) {
@@ -340,6 +384,8 @@ __device__ __forceinline__ void wgmma_ss(float (&d)[kN / 2], std::uint64_t desc_
     wgmma_m64n32k16_ss<T, kTransA, kTransB>(d, desc_a, desc_b, scale_d);
   } else if constexpr (kN == 64) {
     wgmma_m64n64k16_ss<T, kTransA, kTransB>(d, desc_a, desc_b, scale_d);
+  } else if constexpr (kN == 80) {
+    wgmma_m64n80k16_ss<T, kTransA, kTransB>(d, desc_a, desc_b, scale_d);
   } else if constexpr (kN == 96) {
     wgmma_m64n96k16_ss<T, kTransA, kTransB>(d, desc_a, desc_b, scale_d);
   } else if constexpr (kN == 128) {
@@ -363,6 +409,8 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[kN / 2], const std::uint32_t
     wgmma_m64n32k16_rs<T, kTransB>(d, a, desc_b, scale_d);
   } else if constexpr (kN == 64) {
     wgmma_m64n64k16_rs<T, kTransB>(d, a, desc_b, scale_d);
+  } else if constexpr (kN == 80) {
+    wgmma_m64n80k16_rs<T, kTransB>(d, a, desc_b, scale_d);
   } else if constexpr (kN == 96) {
     wgmma_m64n96k16_rs<T, kTransB>(d, a, desc_b, scale_d);
   } else if constexpr (kN == 128) {

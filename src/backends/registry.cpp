@@ -44,6 +44,7 @@ std::vector<Factory>& factories() {
       {"naive", make_naive_cuda_backend},       {"fa2", make_fa2_cuda_backend},
       {"standard", make_standard_cuda_backend}, {"cudnn", make_cudnn_backend},
       {"fa2-dev", make_fa2_dev_cuda_backend},   {"fa3", make_fa3_cuda_backend},
+      {"fa3-dev", make_fa3_dev_cuda_backend},
 #endif
   };
   return table;

@@ -27,7 +27,8 @@ struct TuneArgs {
   bool overwrite = false;
   bool quiet = false;
   // What is tuned: the config's cases of this backend (as configured: their role), and the
-  // dev-variant backend whose variants replace them. Fixed for the CLI; tests use toys.
+  // dev-variant backend whose variants replace them: fa2/fa2-dev or fa3/fa3-dev from the CLI
+  // (--backend); tests use toys.
   std::string role = "fa2";
   std::string dev_backend = "fa2-dev";
 };

@@ -110,6 +110,13 @@ std::deque<BackendEntry> built_in_entries() {
                     "key (backward) rows, tiles in the 128-byte swizzled layout wgmma reads, P "
                     "and dS fed to the next GEMM from registers; fp16/bf16, D = 64, 128, 256 "
                     "forward, 64 and 128 backward"));
+  e.push_back(entry("fa3-dev", D::cuda, "", S::streams, fa2_backward_workspace,
+                    "none (forward only)", {Mode::fwd},
+                    "the fa3 forward with a tile/pipeline variant as the case's `variant`: 0 is "
+                    "the shipped dispatch (as `fa3`), 1.. the tuning candidates of "
+                    "`kernels/fa3/fa3_dev_tiles.h`, which need a build with "
+                    "-DFA2BENCH_DEV_KERNELS=ON; what `fa2bench tune --backend fa3` runs"));
+  e.back().variants = true;
   return e;
 }
 

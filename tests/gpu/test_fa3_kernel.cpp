@@ -137,6 +137,16 @@ TEST(Fa3Support, Rules) {
     p.D = D;
     EXPECT_TRUE(fa3_fwd_supported(p, &why)) << D << ": " << why;
   }
+  // The copy engine's rules: 16-byte aligned bases, strides in whole 16-byte units.
+  p.D = 128;
+  p.k_row_stride = 132;
+  EXPECT_FALSE(fa3_fwd_supported(p, &why));
+  EXPECT_NE(why.find("multiple of 8 elements"), std::string::npos) << why;
+  p.k_row_stride = 128;
+  alignas(16) static const char bytes[32] = {};
+  p.v = bytes + 2;
+  EXPECT_FALSE(fa3_fwd_supported(p, &why));
+  EXPECT_NE(why.find("16-byte aligned"), std::string::npos) << why;
 }
 
 }  // namespace

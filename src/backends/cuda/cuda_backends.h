@@ -13,8 +13,10 @@ std::unique_ptr<Backend> make_naive_cuda_backend();
 std::unique_ptr<Backend> make_fa2_cuda_backend();
 // The fa2 forward with the case's tile/pipeline variant (`fa2bench tune`).
 std::unique_ptr<Backend> make_fa2_dev_cuda_backend();
-// Our Hopper kernel (wgmma, sm_90a); forward only for now.
+// Our Hopper kernel (wgmma, sm_90a), forward and backward.
 std::unique_ptr<Backend> make_fa3_cuda_backend();
+// The fa3 forward with the case's tile/pipeline variant (`fa2bench tune --backend fa3`).
+std::unique_ptr<Backend> make_fa3_dev_cuda_backend();
 // Peers: cuDNN's fused attention (loaded at run time) and cuBLAS + softmax ("standard").
 std::unique_ptr<Backend> make_cudnn_backend();
 std::unique_ptr<Backend> make_standard_cuda_backend();

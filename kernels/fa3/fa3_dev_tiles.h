@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tuning candidates of the fa3 forward (`fa2bench tune --backend fa3`, docs/tuning.md): per
+// head dim, the list of tiles variants 1, 2, ... run (variant 0 is the shipped dispatch,
+// Fa3FwdTraits, which picks its tile by mask). Each candidate runs with either mask. The names
+// tune prints are derived from the tiles. Instantiated only in builds with
+// -DFA2BENCH_DEV_KERNELS=ON (kernels/fa3/inst/dev/, written by inst/gen_units.py).
+#pragma once
+
+#include <string>
+
+#include "fa3/fa3_traits.h"
+
+namespace fa2b {
+
+template <typename... Tiles>
+struct Fa3TileList {
+  static constexpr int kCount = sizeof...(Tiles);
+};
+
+template <int kD>
+struct Fa3DevTiles;
+// clang-format off
+//                                         D    Bn   stages consumers turns
+template <> struct Fa3DevTiles<64> {
+  using List = Fa3TileList<Fa3FwdTile<64,  128, 2,     2>,
+                           Fa3FwdTile<64,  128, 3,     3>,
+                           Fa3FwdTile<64,  128, 2,     3,        false>,
+                           Fa3FwdTile<64,  64,  2,     3>>;
+};
+template <> struct Fa3DevTiles<128> {
+  using List = Fa3TileList<Fa3FwdTile<128, 128, 2,     2>,
+                           Fa3FwdTile<128, 176, 2,     2>,
+                           Fa3FwdTile<128, 192, 2,     2>,
+                           Fa3FwdTile<128, 128, 3,     2>,
+                           Fa3FwdTile<128, 128, 2,     2,        false>,
+                           Fa3FwdTile<128, 176, 2,     2,        false>>;
+};
+template <> struct Fa3DevTiles<256> {
+  using List = Fa3TileList<Fa3FwdTile<256, 64,  2,     2,        false>,
+                           Fa3FwdTile<256, 80,  2,     2>,
+                           Fa3FwdTile<256, 32,  3,     2>>;
+};
+// clang-format on
+
+// "128x176 s2 c2 turns": query rows x key columns, K/V stages, consumer warpgroups, whether
+// they take turns.
+template <typename Tile>
+std::string fa3_tile_name() {
+  return std::to_string(Tile::kBlockM) + "x" + std::to_string(Tile::kBlockN) + " s" +
+         std::to_string(Tile::kStages) + " c" + std::to_string(Tile::kConsumers) +
+         (Tile::kTakeTurns ? " turns" : " free");
+}
+
+}  // namespace fa2b
