@@ -43,6 +43,7 @@ struct SweepArgs {
   bool overwrite = false;   // --overwrite: move an earlier sweep's files in --out aside
   bool case_timeout_given = false;  // --case-timeout on the command line (even 0)
   bool profile_once = false;        // --profile-once: each case run once, untimed, for profilers
+  int lock_clocks_mhz = 0;          // --lock-clocks MHZ (0: the GPU's own clocks)
 };
 void add_sweep_command(CLI::App& app, int& exit_code);
 // The options sweep and tune share. The references must outlive `cmd` (the commands keep their

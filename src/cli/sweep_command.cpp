@@ -8,6 +8,7 @@
 
 #include "checks/checks.h"
 #include "checks/result_gate.h"
+#include "cli/clock_lock.h"
 #include "cli/commands.h"
 #include "cli/load_config_or_report.h"
 #include "cli/model_commands.h"
@@ -273,7 +274,9 @@ int run_sweep_command(SweepArgs a, const ConfigRewrite& rewrite, bool* reports_w
   }
 
   install_interrupt_handlers();
+  const SweepClockLock clock_lock(a.lock_clocks_mhz, target, a.device, a.quiet);
   ResultSet rs = run_sweep(source_of(*config), cases, ex->target, *ex->executor, options);
+  rs.clocks = clock_lock.record();
   // Interrupted: a signal kept cases from running (one arriving during the last case, which
   // then finished, leaves a complete sweep).
   const bool interrupted = rs.interrupted;
@@ -414,6 +417,12 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--profile-once", args->profile_once,
                 "Run each selected case once for a profiler (ncu, nsys): no warm-ups, no "
                 "verification, one timed sample; the results say \"profile_once\": true");
+  cmd->add_option("--lock-clocks", args->lock_clocks_mhz,
+                  "Lock the GPU's SM clock at MHZ through NVML for the sweep (needs root or an "
+                  "administrator's grant; given back at the end); where not permitted the sweep "
+                  "runs at the GPU's own clocks. results.json's \"clocks\" says which")
+      ->type_name("MHZ")
+      ->check(CLI::Range(100, 5000));
   cmd->add_flag("--quiet,-q", args->quiet, "No progress on stderr");
   cmd->callback([args, cmd, &exit_code] {
     args->case_timeout_given = cmd->count("--case-timeout") > 0;

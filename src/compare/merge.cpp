@@ -90,6 +90,7 @@ MergeOutcome merge_results(const std::vector<MergeInput>& inputs, const MergeOpt
   m.config_sha256 = first.results.config_sha256;
   m.config_echo = first.results.config_echo;
   m.filter = first.results.filter;
+  m.clocks = first.results.clocks;
   m.wall_s = 0;
 
   std::vector<nlohmann::json> devices;
@@ -113,6 +114,11 @@ MergeOutcome merge_results(const std::vector<MergeInput>& inputs, const MergeOpt
     if (rs.target != first.results.target) {
       out.warnings.push_back(fmt::format("warning: {} ran on target {}, {} on target {}",
                                          first.file, first.results.target, in.file, rs.target));
+    }
+    if (rs.clocks != first.results.clocks) {
+      out.warnings.push_back(fmt::format(
+          "warning: {} ran with clocks {}, {} with clocks {}: the merged file records the first",
+          first.file, first.results.clocks.dump(), in.file, rs.clocks.dump()));
     }
     if (rs.tool != first.results.tool) {
       out.warnings.push_back(fmt::format("warning: {} ({}) and {} ({}) come from different builds",

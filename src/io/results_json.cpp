@@ -230,6 +230,7 @@ J set_json(const ResultSet& rs) {
   }
   if (!rs.filter.empty()) j["filter"] = rs.filter;
   j["wall_s"] = number_json<J>(rs.wall_s);
+  if (!rs.clocks.is_null()) j["clocks"] = block<J>(rs.clocks);
   // The run's options that make its numbers unlike a measured sweep's; absent: none.
   if (rs.profile_once) j["run"] = {{"profile_once", true}};
   J checks = J::array();

@@ -373,6 +373,7 @@ ResultSet read_result_set(const Reader& rd, const json& j) {
   }
   rd.opt_string(j, "", "filter", rs.filter);
   rd.opt_double(j, "", "wall_s", rs.wall_s);
+  if (const json* clocks = rd.opt_object(j, "", "clocks")) rs.clocks = *clocks;
   if (const json* run = rd.opt_object(j, "", "run"))
     rd.opt_bool(*run, "/run", "profile_once", rs.profile_once);
   return rs;

@@ -100,6 +100,16 @@ bool read_gpu_status(const std::string&, GpuStatus&, std::string* why) {
   if (why) *why = "this build of fa2bench has no CUDA support, so no NVML";
   return false;
 }
+
+bool lock_sm_clock(const std::string&, int, std::string* why) {
+  if (why) *why = "this build of fa2bench has no CUDA support, so no NVML";
+  return false;
+}
+
+bool reset_sm_clock(const std::string&, std::string* why) {
+  if (why) *why = "this build of fa2bench has no CUDA support, so no NVML";
+  return false;
+}
 #endif
 
 }  // namespace fa2b

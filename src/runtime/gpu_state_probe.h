@@ -27,4 +27,10 @@ std::unique_ptr<GpuStateProbe> make_nvml_probe(const std::string& pci_bus, std::
 // cannot be had (always in a build without CUDA).
 bool read_gpu_status(const std::string& pci_bus, GpuStatus& out, std::string* why);
 
+// Locks the SM clock of the device at `pci_bus` to `mhz` (minimum = maximum) through NVML, and
+// gives it back to the driver. False with `why` (one line) where that is not permitted (it
+// needs root or a grant), not supported, or NVML cannot be had.
+bool lock_sm_clock(const std::string& pci_bus, int mhz, std::string* why);
+bool reset_sm_clock(const std::string& pci_bus, std::string* why);
+
 }  // namespace fa2b

@@ -29,6 +29,8 @@ struct NvmlApi {
   NvmlReturn (*ThrottleReasons)(NvmlDevice, unsigned long long*);
   NvmlReturn (*MaxClockInfo)(NvmlDevice, int, unsigned*);
   NvmlReturn (*PowerLimit)(NvmlDevice, unsigned*);
+  NvmlReturn (*SetLockedClocks)(NvmlDevice, unsigned, unsigned);
+  NvmlReturn (*ResetLockedClocks)(NvmlDevice);
 };
 
 template <class F>
@@ -61,6 +63,8 @@ const NvmlApi* nvml(std::string* why) {
     (void)load(lib, "nvmlDeviceGetTotalEnergyConsumption", a.TotalEnergy);
     (void)load(lib, "nvmlDeviceGetMaxClockInfo", a.MaxClockInfo);
     (void)load(lib, "nvmlDeviceGetEnforcedPowerLimit", a.PowerLimit);
+    (void)load(lib, "nvmlDeviceSetGpuLockedClocks", a.SetLockedClocks);
+    (void)load(lib, "nvmlDeviceResetGpuLockedClocks", a.ResetLockedClocks);
     if (!load(lib, "nvmlDeviceGetCurrentClocksEventReasons", a.ThrottleReasons))
       (void)load(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", a.ThrottleReasons);
     const NvmlReturn r = a.Init();
@@ -116,22 +120,60 @@ class NvmlProbe final : public GpuStateProbe {
 
 namespace {
 
+NvmlDevice open_device(const NvmlApi& api, const std::string& pci_bus, std::string* why) {
+  NvmlDevice dev = nullptr;
+  const NvmlReturn r = api.HandleByPciBusId(pci_bus.c_str(), &dev);
+  if (r != kNvmlSuccess) {
+    if (why) *why = fmt::format("NVML has no device at PCI {}: {}", pci_bus, api.ErrorString(r));
+    return nullptr;
+  }
+  return dev;
+}
+
 std::unique_ptr<NvmlProbe> open_probe(const std::string& pci_bus, std::string* why) {
   const NvmlApi* api = nvml(why);
   if (api == nullptr) return nullptr;
-  NvmlDevice dev = nullptr;
-  const NvmlReturn r = api->HandleByPciBusId(pci_bus.c_str(), &dev);
-  if (r != kNvmlSuccess) {
-    if (why) *why = fmt::format("NVML has no device at PCI {}: {}", pci_bus, api->ErrorString(r));
-    return nullptr;
-  }
+  NvmlDevice dev = open_device(*api, pci_bus, why);
+  if (dev == nullptr) return nullptr;
   return std::make_unique<NvmlProbe>(*api, dev);
+}
+
+// Runs one of the clock setters on the device at pci_bus; false with NVML's reason (most often
+// "Insufficient Permissions": locking needs root or an administrator's grant).
+template <class Call>
+bool set_clocks(const std::string& pci_bus, std::string* why, const char* what, Call call) {
+  const NvmlApi* api = nvml(why);
+  if (api == nullptr) return false;
+  if (api->SetLockedClocks == nullptr || api->ResetLockedClocks == nullptr) {
+    if (why) *why = "this NVML cannot lock clocks (no nvmlDeviceSetGpuLockedClocks)";
+    return false;
+  }
+  NvmlDevice dev = open_device(*api, pci_bus, why);
+  if (dev == nullptr) return false;
+  const NvmlReturn r = call(*api, dev);
+  if (r != kNvmlSuccess) {
+    if (why) *why = fmt::format("{}: {}", what, api->ErrorString(r));
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
 
 std::unique_ptr<GpuStateProbe> make_nvml_probe(const std::string& pci_bus, std::string* why) {
   return open_probe(pci_bus, why);
+}
+
+bool lock_sm_clock(const std::string& pci_bus, int mhz, std::string* why) {
+  const auto m = static_cast<unsigned>(mhz);
+  return set_clocks(
+      pci_bus, why, "nvmlDeviceSetGpuLockedClocks",
+      [m](const NvmlApi& api, NvmlDevice dev) { return api.SetLockedClocks(dev, m, m); });
+}
+
+bool reset_sm_clock(const std::string& pci_bus, std::string* why) {
+  return set_clocks(pci_bus, why, "nvmlDeviceResetGpuLockedClocks",
+                    [](const NvmlApi& api, NvmlDevice dev) { return api.ResetLockedClocks(dev); });
 }
 
 bool read_gpu_status(const std::string& pci_bus, GpuStatus& out, std::string* why) {
