@@ -80,30 +80,26 @@ __device__ __forceinline__ void produce(const Fa3FwdArgs& a, const FwdSmem<Trait
   sm90::tma_prefetch_map(&a.q);
   sm90::tma_prefetch_map(&a.k);
   sm90::tma_prefetch_map(&a.v);
-  sm90::mbar_arrive_expect_tx(sm.q_full(), Traits::kQBytes);
+  // One tile of kRows rows at row0 of a (D, T, H, B) map: its 64-column boxes, side by side
+  // in the swizzled layout, announced to `full` as one transaction.
+  auto load_tile = [](std::uint32_t dst, const CUtensorMap* map, std::uint32_t full, int rows,
+                      int bytes, int row0, int head, int batch) {
+    sm90::mbar_arrive_expect_tx(full, bytes);
 #pragma unroll
-  for (int c = 0; c < kCols; ++c) {
-    sm90::tma_load_4d(sm.q() + c * kBM * 128, &a.q, sm.q_full(), 64 * c, tile.m0, tile.h, tile.b);
-  }
+    for (int c = 0; c < kCols; ++c) {
+      sm90::tma_load_4d(dst + c * rows * 128, map, full, 64 * c, row0, head, batch);
+    }
+  };
+  load_tile(sm.q(), &a.q, sm.q_full(), kBM, Traits::kQBytes, tile.m0, tile.h, tile.b);
   const int last = tile.n_blocks - 1;
   for (int i = 0; i < tile.n_blocks; ++i) {
     const int st = stage_of<Traits>(i);
     const std::uint32_t free_parity = phase_of<Traits>(i) ^ 1u;
     const int row0 = (last - i) * kBN;
     sm90::mbar_wait(sm.k_empty(st), free_parity);
-    sm90::mbar_arrive_expect_tx(sm.k_full(st), Traits::kKVBytes);
-#pragma unroll
-    for (int c = 0; c < kCols; ++c) {
-      sm90::tma_load_4d(sm.k(st) + c * kBN * 128, &a.k, sm.k_full(st), 64 * c, row0, tile.h_kv,
-                        tile.b);
-    }
+    load_tile(sm.k(st), &a.k, sm.k_full(st), kBN, Traits::kKVBytes, row0, tile.h_kv, tile.b);
     sm90::mbar_wait(sm.v_empty(st), free_parity);
-    sm90::mbar_arrive_expect_tx(sm.v_full(st), Traits::kKVBytes);
-#pragma unroll
-    for (int c = 0; c < kCols; ++c) {
-      sm90::tma_load_4d(sm.v(st) + c * kBN * 128, &a.v, sm.v_full(st), 64 * c, row0, tile.h_kv,
-                        tile.b);
-    }
+    load_tile(sm.v(st), &a.v, sm.v_full(st), kBN, Traits::kKVBytes, row0, tile.h_kv, tile.b);
   }
 }
 

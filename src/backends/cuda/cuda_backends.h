@@ -28,5 +28,7 @@ Support our_kernel_support(const Case& c, const TargetInfo& t, std::string_view 
 Support our_kernel_support(const Case& c, const TargetInfo& t, std::string_view backend,
                            bool (*kernel_supported)(const AttnParams&, std::string*));
 KernelDType kernel_dtype(DType d);
+// fa3's device rule (its sm_90a code runs on compute capability 9.0 only), for fa3 and fa3-dev.
+Support fa3_device_rule(const TargetInfo& t);
 
 }  // namespace fa2b

@@ -21,12 +21,8 @@ class Fa3CudaBackend final : public Backend {
     Support s = our_kernel_support(c, t, name(),
                                    runs_backward(c.mode) ? fa3_bwd_supported : fa3_fwd_supported);
     if (!s.ok) return s;
-    // sm_90a code runs on compute capability 9.0 only (not on later architectures).
-    if (t.cc_major != 9 || t.cc_minor != 0) {
-      return Support::no(
-          fmt::format("fa3 runs on sm_90 GPUs (H100, H200) only: this device is sm_{}{}",
-                      t.cc_major, t.cc_minor));
-    }
+    s = fa3_device_rule(t);
+    if (!s.ok) return s;
     return catalog_mode_support(c, name());
   }
 
@@ -54,6 +50,13 @@ class Fa3CudaBackend final : public Backend {
 };
 
 }  // namespace
+
+// sm_90a code runs on compute capability 9.0 only (not on later architectures).
+Support fa3_device_rule(const TargetInfo& t) {
+  if (t.cc_major == 9 && t.cc_minor == 0) return Support::yes();
+  return Support::no(fmt::format("fa3 runs on sm_90 GPUs (H100, H200) only: this device is sm_{}{}",
+                                 t.cc_major, t.cc_minor));
+}
 
 std::unique_ptr<Backend> make_fa3_cuda_backend() {
   return std::make_unique<Fa3CudaBackend>();
