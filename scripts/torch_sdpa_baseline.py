@@ -340,7 +340,13 @@ def main():
         p, m = c["params"], c["measure"]
         for b in backends:
             print(f"[{len(cases) + 1}/{total}] torch-{b} {c['shape_key']}", file=sys.stderr, flush=True)
-            r = run_case(torch, F, sdpa_kernel, SDPBackend, b, p, m, flush, args.with_lse)
+            if list(p.get("window", [-1, -1])) != [-1, -1]:
+                # SDPA has no window argument; a boolean mask would time another kernel (and
+                # no flash one), so a windowed case is recorded as such rather than run wrong.
+                r = {"status": "unsupported",
+                     "reason": "sliding window: torch SDPA takes none (this script runs no masks)"}
+            else:
+                r = run_case(torch, F, sdpa_kernel, SDPBackend, b, p, m, flush, args.with_lse)
             case = case_record(c, b, r, args.with_lse)
             if r["status"] == "ok":
                 med = r["time_ms"]["median"]

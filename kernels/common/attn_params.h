@@ -8,8 +8,11 @@
 // scaled scores of each row.
 //
 // Causal masking aligns bottom-right (flash-attention >= 2.1): query row i may attend key j
-// when j <= i + (T_k - T_q). A row with no visible key (possible when T_q > T_k) outputs
-// zeros and LSE = -inf.
+// when j <= i + (T_k - T_q). A sliding window (flash-attention's window_size) bounds the same
+// diagonal on both sides: j >= i + diag - window_left and j <= i + diag + window_right, -1
+// leaving a side unbounded; causal is the window [-1, 0] and both together intersect. The
+// rule in code: common/attn_mask.h. A row with no visible key (possible when T_q > T_k)
+// outputs zeros and LSE = -inf.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +37,7 @@ struct AttnParams {
   int T_q = 0, T_k = 0, D = 0;
   float scale = 1.0f;  // softmax scale, usually 1/sqrt(D)
   bool causal = false;
+  int window_left = -1, window_right = -1;  // -1: unbounded on that side
   KernelDType dtype = KernelDType::fp16;
 };
 

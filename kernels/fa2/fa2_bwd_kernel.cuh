@@ -8,6 +8,11 @@
 // P = exp(S * scale - LSE) from the saved LSE, forms dS = P o (dP - D_i), accumulates
 // dV += P^T dO and dK += dS^T Q, and adds dQ += dS K into the fp32 accumulator with atomics
 // (other key blocks add to the same rows). fa2_bwd_convert_dq: scale * accumulator -> dQ.
+//
+// kMasked: causal masking and / or a sliding window (common/attn_mask.h); `reach` is
+// mask_reach(p.fwd), computed by the launcher so that the kernel reads the two bounds from the
+// constant bank instead of recomputing their clamps. A CTA visits only the query blocks with a
+// row that sees one of its keys, so a small window costs O(window) per key block.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -16,6 +21,7 @@
 
 #include <cstdint>
 
+#include "common/attn_mask.h"
 #include "common/attn_params.h"
 #include "common/cp_async.cuh"
 #include "common/mma.cuh"
@@ -103,9 +109,10 @@ __global__ void __launch_bounds__(256)
   *reinterpret_cast<uint4*>(dq) = out;
 }
 
-template <typename Traits, typename T, bool kCausal>
+template <typename Traits, typename T, bool kMasked>
 __global__ void __launch_bounds__(Traits::kThreads, 1)
-    fa2_bwd_kernel(const AttnBwdParams p, float* dq_accum, const float* d_sum) {
+    fa2_bwd_kernel(const AttnBwdParams p, float* dq_accum, const float* d_sum,
+                   const MaskReach reach) {
   constexpr int kBM = Traits::kBlockM;
   constexpr int kBN = Traits::kBlockN;
   constexpr int kD = Traits::kHeadDim;
@@ -143,16 +150,24 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
   const int b = static_cast<int>(blockIdx.z);
   const int group = f.H / f.H_kv;
   const int n0 = n_block * kBN;
-  const int diag = f.T_k - f.T_q;  // bottom-right causal: row i sees keys j <= i + diag
+  // Bottom-right alignment: row i sees keys i + diag - reach.left .. i + diag + reach.right.
+  const int diag = f.T_k - f.T_q;
 
   const T* k = static_cast<const T*>(f.k) + b * f.k_batch_stride + h_kv * f.k_head_stride;
   const T* v = static_cast<const T*>(f.v) + b * f.v_batch_stride + h_kv * f.v_head_stride;
 
-  // Query blocks that see a key of this block: under the causal mask the first is the one
-  // holding row n0 - diag; the same range for every head of the group.
+  // Query blocks that see a key of this block, the same range for every head of the group:
+  // from the one holding the first row that sees key n0 (row n0 - diag - right: the causal
+  // diagonal, a window's right edge) to the one holding the last row that sees the block's
+  // last key (a window's left edge).
   const int num_m = (f.T_q + kBM - 1) / kBM;
-  const int m_first = kCausal ? min(num_m, max(0, n0 - diag) / kBM) : 0;
-  const int m_count = num_m - m_first;
+  int m_first = 0, m_end = num_m;
+  if (kMasked) {
+    m_first = min(num_m, max(0, n0 - diag - reach.right) / kBM);
+    const int last_row = min(n0 + kBN, f.T_k) - 1 - diag + reach.left;
+    m_end = last_row < 0 ? 0 : min(num_m, last_row / kBM + 1);
+  }
+  const int m_count = m_end > m_first ? m_end - m_first : 0;
   const int iterations = m_count * group;
 
   float acc_dk[kKVMT][kKVNT][4];
@@ -216,7 +231,15 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
       const int warp_now = thread_index_unhoisted() >> 5;  // see warp_gemm
       const int wm = warp_now % Traits::kSdPWarpsM;
       const int wn = warp_now / Traits::kSdPWarpsM;
-      const bool need_mask = n0 + kBN > f.T_k || (kCausal && n0 + kBN - 1 > m0 + diag);
+      // The key block's first column and the diagonal are recomputed here from the block index
+      // and the params rather than kept: held across the loop they spill the D = 128 tile.
+      const int n0_now = block_index_unhoisted() * kBN;
+      const int diag_now = f.T_k - f.T_q;
+      bool need_mask = n0_now + kBN > f.T_k;
+      if (kMasked) {
+        need_mask = need_mask || n0_now + kBN - 1 > m0 + diag_now + reach.right ||
+                    n0_now < m0 + kBM - 1 + diag_now - reach.left;
+      }
       const int r0 = wm * Traits::kSdPRows;  // warp's first row in the block
       const int c0 = wn * Traits::kSdPCols;  // warp's first key column
       float s[kSdPMT][kSdPNT][4], dp[kSdPMT][kSdPNT][4];
@@ -247,16 +270,17 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
           }
         }
       }
-      // Only blocks with keys past T_k or crossing the causal diagonal pay for the mask. The
-      // lane geometry is re-read inside (as in the forward): kept from before the loop it would
-      // hold registers across every query block.
+      // Only blocks with keys past T_k or crossing a bound of the mask (the causal diagonal, a
+      // window's edges) pay for the mask. The lane geometry is re-read inside (as in the
+      // forward): kept from before the loop it would hold registers across every query block.
       if (need_mask) {
         const int tid_now = thread_index_unhoisted();
         const int lane_now = tid_now & 31;
         const int wn_now = (tid_now >> 5) / Traits::kSdPWarpsM;
         const int wm_now = (tid_now >> 5) % Traits::kSdPWarpsM;
         // Element (mi, j, e) of the lane: key = key_lane + j*8 + (e&1), row = row_lane + dr.
-        const int key_lane = n0 + wn_now * Traits::kSdPCols + 2 * (lane_now & 3);
+        const int key_lane =
+            block_index_unhoisted() * kBN + wn_now * Traits::kSdPCols + 2 * (lane_now & 3);
         const int row_lane = m0 + wm_now * Traits::kSdPRows + (lane_now >> 2);
 #pragma unroll
         for (int mi = 0; mi < kSdPMT; ++mi) {
@@ -266,7 +290,10 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
             for (int e = 0; e < 4; ++e) {
               const int key = key_lane + j * 8 + (e & 1);
               const int row = row_lane + mi * 16 + (e >= 2 ? 8 : 0);
-              if (key >= f.T_k || (kCausal && key > row + diag)) s[mi][j][e] = 0.f;
+              if (key >= f.T_k || (kMasked && (key > row + (f.T_k - f.T_q) + reach.right ||
+                                               key < row + (f.T_k - f.T_q) - reach.left))) {
+                s[mi][j][e] = 0.f;
+              }
             }
           }
         }

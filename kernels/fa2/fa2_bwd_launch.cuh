@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/attn_mask.h"
 #include "fa2/fa2_bwd_kernel.cuh"
 #include "fa2/fa2_bwd_launch.h"
 #include "fa2/fa2_bwd_passes.cuh"
@@ -13,17 +14,19 @@
 
 namespace fa2b {
 
-template <typename Traits, typename T, bool kCausal>
+// kMasked: causal and / or a sliding window (the bounds come from p.fwd).
+template <typename Traits, typename T, bool kMasked>
 cudaError_t launch_fa2_bwd_main(const AttnBwdParams& p, float* dq_accum, const float* d_sum,
                                 cudaStream_t stream) {
-  auto kernel = &fa2::fa2_bwd_kernel<Traits, T, kCausal>;
+  auto kernel = &fa2::fa2_bwd_kernel<Traits, T, kMasked>;
   // Above 48 KB of dynamic shared memory needs an opt-in; once per instantiation is enough.
   static const cudaError_t attr_err =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
   if (attr_err != cudaSuccess) return attr_err;
   const dim3 grid(static_cast<unsigned>((p.fwd.T_k + Traits::kBlockN - 1) / Traits::kBlockN),
                   static_cast<unsigned>(p.fwd.H_kv), static_cast<unsigned>(p.fwd.B));
-  kernel<<<grid, Traits::kThreads, Traits::kSmemBytes, stream>>>(p, dq_accum, d_sum);
+  kernel<<<grid, Traits::kThreads, Traits::kSmemBytes, stream>>>(p, dq_accum, d_sum,
+                                                                 mask_reach(p.fwd));
   return cudaGetLastError();
 }
 
@@ -35,8 +38,8 @@ cudaError_t run_fa2_bwd(const AttnBwdParams& p, float* dq_accum, float* d_sum,
   // block (fa2_tile_choice.h); fa2_bwd_supported() says so before a case gets here.
   if (!choose_bwd_tile(kHeadDim, fa2_smem_limit())) return cudaErrorInvalidConfiguration;
   return run_bwd_passes<T, kHeadDim>(p, dq_accum, d_sum, stream, [&] {
-    return p.fwd.causal ? launch_fa2_bwd_main<Traits, T, true>(p, dq_accum, d_sum, stream)
-                        : launch_fa2_bwd_main<Traits, T, false>(p, dq_accum, d_sum, stream);
+    return attn_masked(p.fwd) ? launch_fa2_bwd_main<Traits, T, true>(p, dq_accum, d_sum, stream)
+                              : launch_fa2_bwd_main<Traits, T, false>(p, dq_accum, d_sum, stream);
   });
 }
 

@@ -3,6 +3,7 @@
 // variant list in inst/fa2_fwd_dev_variants.cu and gen_dev_units.py's list of (D, tile) in step.
 #pragma once
 
+#include "common/attn_mask.h"
 #include "fa2/fa2_dev_tiles.h"
 #include "fa2/fa2_fwd_launch.cuh"
 
@@ -52,8 +53,8 @@ template <> struct Tile<256, 9> : Fa2TraitsBase<256, 4,    1,    64, true,  1,  
 
 template <typename T, int kD, int kTile>
 cudaError_t run_tile(const AttnParams& p, Fa2Order order, cudaStream_t stream) {
-  return FA2_BOOL_SWITCH(p.causal, kCausal, [&] {
-    return launch_fa2_fwd<Tile<kD, kTile>, T, kCausal>(p, stream, order);
+  return FA2_BOOL_SWITCH(attn_masked(p), kMasked, [&] {
+    return launch_fa2_fwd<Tile<kD, kTile>, T, kMasked>(p, stream, order);
   });
 }
 

@@ -8,7 +8,15 @@
 // the running max/sum and the O accumulator never leave registers; P is repacked from the score
 // accumulators straight into the A operand of the P*V mma. Key tiles are walked from the last to
 // the first so that the only tiles needing a mask (the T_k tail and the causal diagonal) come first
-// and the loop body after them is mask-free.
+// and the loop body after them is mask-free (under a sliding window the last few, at the window's
+// left edge, are masked again).
+//
+// kMasked: causal masking and / or a sliding window (common/attn_mask.h), the bounds read from
+// the params. Key tiles outside every row's window are never visited, so a small window costs
+// O(window) per CTA, not O(T_k): the key axis is re-based at the first tile any row of the CTA
+// sees (K, V pointers moved there, T_k and diag counted from there), which keeps the loop bound
+// at 0 instead of a lower bound held in a register across the loop (one register more spills
+// the 255-register D = 128 tile).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -17,6 +25,7 @@
 
 #include <cstdint>
 
+#include "common/attn_mask.h"
 #include "common/attn_params.h"
 #include "common/cp_async.cuh"
 #include "common/mma.cuh"
@@ -27,7 +36,7 @@
 namespace fa2b {
 namespace fa2 {
 
-template <typename Traits, typename T, bool kCausal>
+template <typename Traits, typename T, bool kMasked>
 __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
     fa2_fwd_kernel(const AttnParams p, const Fa2Order order) {
   constexpr int kBM = Traits::kBlockM;
@@ -80,12 +89,24 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
   const T* v = static_cast<const T*>(p.v) + b * p.v_batch_stride + h_kv * p.v_head_stride;
   T* o = static_cast<T*>(p.o) + b * p.o_batch_stride + h * p.o_head_stride;
 
-  // Bottom-right causal alignment: row i sees keys j <= i + diag.
-  const int diag = p.T_k - p.T_q;
+  // Bottom-right alignment: row i sees keys i + diag - left .. i + diag + right (mask_reach:
+  // causal is right = 0; an unbounded side reaches past every key). Key columns below are
+  // counted from key0, the first column of the first tile a row of this CTA sees (0 without a
+  // window): k and v point at key0, t_k = T_k - key0 and diag is relative to key0 too.
+  int diag = p.T_k - p.T_q;
+  int t_k = p.T_k;
   int n_blocks = (p.T_k + kBN - 1) / kBN;
-  if (kCausal) {
-    const int last_visible = min(m0 + kBM, p.T_q) - 1 + diag;
+  if (kMasked) {
+    const MaskReach reach = mask_reach(p);
+    const int last_visible = min(m0 + kBM, p.T_q) - 1 + diag + reach.right;
     n_blocks = last_visible < 0 ? 0 : min(n_blocks, last_visible / kBN + 1);
+    const int first_visible = m0 + diag - reach.left;
+    const int key0 = first_visible > 0 ? first_visible / kBN * kBN : 0;
+    n_blocks -= key0 / kBN;
+    k += static_cast<std::int64_t>(key0) * p.k_row_stride;
+    v += static_cast<std::int64_t>(key0) * p.v_row_stride;
+    t_k -= key0;
+    diag -= key0;
   }
 
   const float scale_log2 = p.scale * 1.4426950408889634f;
@@ -121,9 +142,9 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
     cp_async_commit();
     int n = n_blocks - 1;
     const std::uint32_t last_off = kStages == 2 ? (n & 1) * kStageBytes : 0;
-    load_tile<Traits, kBN>(sK + last_off / 2, k, p.k_row_stride, n * kBN, p.T_k, tid);
+    load_tile<Traits, kBN>(sK + last_off / 2, k, p.k_row_stride, n * kBN, t_k, tid);
     if constexpr (kStages == 2) {
-      load_tile<Traits, kBN>(sV + last_off / 2, v, p.v_row_stride, n * kBN, p.T_k, tid);
+      load_tile<Traits, kBN>(sV + last_off / 2, v, p.v_row_stride, n * kBN, t_k, tid);
     }
     cp_async_commit();
 
@@ -145,14 +166,14 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
       cp_async_wait<0>();
       if constexpr (kStages == 1) {
         __syncthreads();  // K_n landed; every warp is done reading V_{n+1}
-        load_tile<Traits, kBN>(sV, v, p.v_row_stride, n * kBN, p.T_k, tid);
+        load_tile<Traits, kBN>(sV, v, p.v_row_stride, n * kBN, t_k, tid);
         cp_async_commit();
       } else {
         __syncthreads();  // K_n, V_n landed; every warp is done with tile n+1's buffers
         if (n > 0) {
           const std::uint32_t next_off = kStageBytes - kv_off;
-          load_tile<Traits, kBN>(sK + next_off / 2, k, p.k_row_stride, (n - 1) * kBN, p.T_k, tid);
-          load_tile<Traits, kBN>(sV + next_off / 2, v, p.v_row_stride, (n - 1) * kBN, p.T_k, tid);
+          load_tile<Traits, kBN>(sK + next_off / 2, k, p.k_row_stride, (n - 1) * kBN, t_k, tid);
+          load_tile<Traits, kBN>(sV + next_off / 2, v, p.v_row_stride, (n - 1) * kBN, t_k, tid);
           cp_async_commit();
         }
       }
@@ -192,9 +213,15 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
         }
       }
 
-      // Only the T_k tail tile and tiles crossing the causal diagonal pay for the mask.
+      // Only the T_k tail tile and tiles crossing a bound of the mask (the causal diagonal or a
+      // window's right edge, a window's left edge) pay for the mask.
       const int col0 = n * kBN;
-      const bool need_mask = (col0 + kBN > p.T_k) || (kCausal && col0 + kBN - 1 > m0 + diag);
+      bool need_mask = col0 + kBN > t_k;
+      if (kMasked) {
+        const MaskReach reach = mask_reach(p);
+        need_mask = need_mask || col0 + kBN - 1 > m0 + diag + reach.right ||
+                    col0 < m0 + kBM - 1 + diag - reach.left;
+      }
       if (need_mask) {
         // The lane's geometry is re-read here rather than reused: values derived from it before
         // the loop are loop-invariant, and the compiler would keep one per (m-tile, row half)
@@ -202,10 +229,12 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
         const int tid_now = thread_index_unhoisted();
         const int lane_now = tid_now & 31;
         // Mask element (mi, j, e) when its column offset j*8 + (e&1), relative to the lane's
-        // first column, reaches the T_k limit or passes the row's diagonal limit.
+        // first column, reaches the T_k limit or lies outside the row's window: past its
+        // diagonal plus the right reach, or before its diagonal minus the left reach.
         const int col_lane = col0 + 2 * (lane_now & 3);
-        const int tk_limit = p.T_k - col_lane;
+        const int tk_limit = t_k - col_lane;
         const int diag_limit = m0 + diag + (tid_now >> 5) * kMT * 16 + (lane_now >> 2) - col_lane;
+        const MaskReach reach = mask_reach(p);
 #pragma unroll
         for (int mi = 0; mi < kMT; ++mi) {
 #pragma unroll
@@ -214,7 +243,10 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
             for (int e = 0; e < 4; ++e) {
               const int dc = j * 8 + (e & 1);
               const int dr = mi * 16 + (e >= 2 ? 8 : 0);
-              if (dc >= tk_limit || (kCausal && dc > diag_limit + dr)) s[mi][j][e] = -INFINITY;
+              if (dc >= tk_limit || (kMasked && (dc > diag_limit + reach.right + dr ||
+                                                 dc < diag_limit - reach.left + dr))) {
+                s[mi][j][e] = -INFINITY;
+              }
             }
           }
         }
@@ -224,7 +256,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
         cp_async_wait<0>();
         __syncthreads();  // V_n landed; every warp is done reading K_n
         if (n > 0) {
-          load_tile<Traits, kBN>(sK, k, p.k_row_stride, (n - 1) * kBN, p.T_k, tid);
+          load_tile<Traits, kBN>(sK, k, p.k_row_stride, (n - 1) * kBN, t_k, tid);
           cp_async_commit();
         }
       }

@@ -6,6 +6,7 @@
 
 #include <optional>
 
+#include "common/attn_mask.h"
 #include "fa2/fa2_fwd_kernel.cuh"
 #include "fa2/fa2_fwd_launch.h"
 #include "fa2/fa2_tile_choice.h"
@@ -14,9 +15,10 @@
 
 namespace fa2b {
 
-template <typename Traits, typename T, bool kCausal>
+// kMasked: causal and / or a sliding window (the bounds come from p); see fa2_fwd_kernel.cuh.
+template <typename Traits, typename T, bool kMasked>
 cudaError_t launch_fa2_fwd(const AttnParams& p, cudaStream_t stream, Fa2Order order) {
-  auto kernel = &fa2::fa2_fwd_kernel<Traits, T, kCausal>;
+  auto kernel = &fa2::fa2_fwd_kernel<Traits, T, kMasked>;
   // Above 48 KB of dynamic shared memory needs an opt-in; once per instantiation is enough.
   static const cudaError_t attr_err =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
@@ -24,14 +26,15 @@ cudaError_t launch_fa2_fwd(const AttnParams& p, cudaStream_t stream, Fa2Order or
   const unsigned num_m = static_cast<unsigned>((p.T_q + Traits::kBlockM - 1) / Traits::kBlockM);
   const dim3 grid(num_m * static_cast<unsigned>(p.B) * static_cast<unsigned>(p.H));
   kernel<<<grid, Traits::kThreads, Traits::kSmemBytes, stream>>>(
-      p, kCausal ? order : Fa2Order::kHeadMajor);
+      p, kMasked ? order : Fa2Order::kHeadMajor);
   return cudaGetLastError();
 }
 
-template <typename T, int kHeadDim, bool kCausal>
+// The masked launches (causal, windows) use the causal tile table, the others the plain one.
+template <typename T, int kHeadDim, bool kMasked>
 cudaError_t launch_fa2_fwd_tile(const AttnParams& p, cudaStream_t stream, Fa2FwdTile tile,
                                 Fa2Order order) {
-  if constexpr (kCausal) {
+  if constexpr (kMasked) {
     return tile == Fa2FwdTile::kSmallGrid
                ? launch_fa2_fwd<Fa2CausalTraits<kHeadDim, true>, T, true>(p, stream, order)
                : launch_fa2_fwd<Fa2CausalTraits<kHeadDim, false>, T, true>(p, stream, order);
@@ -47,10 +50,12 @@ cudaError_t run_fa2_fwd(const AttnParams& p, cudaStream_t stream) {
   const bool small = fa2_small_grid(p);
   // The grid class's tile, or the other class's where the device's shared memory per block is
   // too small for it (fa2_tile_choice.h); a tile that fits nowhere is never launched.
-  const std::optional<Fa2FwdTile> tile =
-      choose_fwd_tile(kHeadDim, p.causal, small, fa2_smem_limit());
+  const bool masked = attn_masked(p);
+  const std::optional<Fa2FwdTile> tile = choose_fwd_tile(kHeadDim, masked, small, fa2_smem_limit());
   if (!tile) return cudaErrorInvalidConfiguration;
-  if (p.causal) {
+  // Causal and windowed launches share the masked instantiation and its CTA orders (under a
+  // window the m-blocks cost about the same, so the order matters less there).
+  if (masked) {
     if (small) {
       return launch_fa2_fwd_tile<T, kHeadDim, true>(p, stream, *tile,
                                                     fa2_causal_order(Fa2Order::kHeavyFirst));

@@ -32,14 +32,15 @@ constexpr std::int64_t kSmemOptinSm86 = 99 * 1024;   // A10, RTX 30xx; sm_89 (L4
 constexpr std::int64_t kSmemOptinSm90 = 227 * 1024;  // H100, H200; sm_100 too
 
 // The forward's two tile tables (fa2_traits.h): the small-grid one or the large-grid one
-// (Fa2CausalTraits<D, small> when causal, Fa2Traits<D, small> otherwise).
+// (Fa2CausalTraits<D, small> when masked: causal or a sliding window, attn_masked();
+// Fa2Traits<D, small> otherwise).
 enum class Fa2FwdTile : int { kLargeGrid = 0, kSmallGrid = 1 };
 
 // Dynamic shared memory of the forward tile (bytes); D must be one of Fa2HeadDims.
-inline std::int64_t fa2_fwd_tile_smem(int D, bool causal, Fa2FwdTile tile) {
+inline std::int64_t fa2_fwd_tile_smem(int D, bool masked, Fa2FwdTile tile) {
   return fa2_dispatch_head_dim(D, [&](auto kD) -> std::int64_t {
     constexpr int d = decltype(kD)::value;
-    if (causal) {
+    if (masked) {
       return tile == Fa2FwdTile::kSmallGrid ? Fa2CausalTraits<d, true>::kSmemBytes
                                             : Fa2CausalTraits<d, false>::kSmemBytes;
     }
@@ -50,12 +51,12 @@ inline std::int64_t fa2_fwd_tile_smem(int D, bool causal, Fa2FwdTile tile) {
 
 // The tile to launch for a grid of class `small_grid` on a device allowing `smem_limit` bytes
 // per block: that class's tile when it fits, else the other class's; nullopt when neither fits.
-inline std::optional<Fa2FwdTile> choose_fwd_tile(int D, bool causal, bool small_grid,
+inline std::optional<Fa2FwdTile> choose_fwd_tile(int D, bool masked, bool small_grid,
                                                  std::int64_t smem_limit) {
   const Fa2FwdTile preferred = small_grid ? Fa2FwdTile::kSmallGrid : Fa2FwdTile::kLargeGrid;
   const Fa2FwdTile other = small_grid ? Fa2FwdTile::kLargeGrid : Fa2FwdTile::kSmallGrid;
-  if (fa2_fwd_tile_smem(D, causal, preferred) <= smem_limit) return preferred;
-  if (fa2_fwd_tile_smem(D, causal, other) <= smem_limit) return other;
+  if (fa2_fwd_tile_smem(D, masked, preferred) <= smem_limit) return preferred;
+  if (fa2_fwd_tile_smem(D, masked, other) <= smem_limit) return other;
   return std::nullopt;
 }
 
@@ -75,15 +76,15 @@ inline std::string fa2_kib_text(std::int64_t bytes) {
   return std::to_string((bytes + 1023) / 1024) + " KiB";
 }
 
-// Empty when a forward (and, with `backward`, a backward) tile of (D, causal) fits
+// Empty when a forward (and, with `backward`, a backward) tile of (D, masked) fits
 // `smem_limit`; otherwise why not, naming the sizes. A limit of 0 or less means unknown: the
 // launchers still refuse a tile that does not fit.
-inline std::string fa2_smem_unsupported_reason(int D, bool causal, bool backward,
+inline std::string fa2_smem_unsupported_reason(int D, bool masked, bool backward,
                                                std::int64_t smem_limit) {
   if (smem_limit <= 0 || !fa2_head_dim_supported(D)) return {};
-  if (!choose_fwd_tile(D, causal, false, smem_limit)) {
-    const std::int64_t need = std::min(fa2_fwd_tile_smem(D, causal, Fa2FwdTile::kLargeGrid),
-                                       fa2_fwd_tile_smem(D, causal, Fa2FwdTile::kSmallGrid));
+  if (!choose_fwd_tile(D, masked, false, smem_limit)) {
+    const std::int64_t need = std::min(fa2_fwd_tile_smem(D, masked, Fa2FwdTile::kLargeGrid),
+                                       fa2_fwd_tile_smem(D, masked, Fa2FwdTile::kSmallGrid));
     return "fa2 forward at D=" + std::to_string(D) + " needs " + fa2_kib_text(need) +
            " of shared memory per block; this device allows " + fa2_kib_text(smem_limit);
   }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Shared-memory tile I/O and small device helpers of the FA2 kernels (forward and backward):
-// the swizzled cp.async tile loader, per-lane ldmatrix bases, ex2.approx, and an unhoistable
-// read of threadIdx.x.
+// the swizzled cp.async tile loader, per-lane ldmatrix bases, ex2.approx, and unhoistable
+// reads of threadIdx.x and blockIdx.x.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -84,6 +84,14 @@ __device__ __forceinline__ int thread_index_unhoisted() {
   int tid;
   asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(tid));
   return tid;
+}
+
+// blockIdx.x likewise: what a loop computes from it (and from kernel parameters, which stay in
+// the constant bank) is recomputed where it is used instead of holding a register.
+__device__ __forceinline__ int block_index_unhoisted() {
+  int b;
+  asm volatile("mov.u32 %0, %%ctaid.x;\n" : "=r"(b));
+  return b;
 }
 
 }  // namespace fa2

@@ -53,8 +53,12 @@ bool naive_supported(const AttnParams& p, std::string* why) {
   if (p.dtype != KernelDType::fp16 && p.dtype != KernelDType::bf16) {
     return support_fail(why, "unknown dtype");
   }
-  if (p.D < 32 || p.D > 256 || p.D % 32 != 0) {
-    return support_fail(why, "naive supports head dims 32, 64, 96, 128, 160, 192, 224, 256");
+  // Its GEMMs step over D in chunks of 32 and zero-fill past D, so any multiple of 8 (16-byte
+  // rows) works; 256 bounds the head dims we test.
+  if (p.D < 8 || p.D > 256 || p.D % 8 != 0) {
+    return support_fail(why,
+                        "naive supports head dims that are multiples of 8 from 8 to 256, not " +
+                            std::to_string(p.D));
   }
   return layout_supported(p, "naive", why);
 }

@@ -36,7 +36,10 @@ __global__ void __launch_bounds__(kWarps * 32)
 #pragma unroll
     for (int off = 16; off > 0; off >>= 1) di += __shfl_xor_sync(0xffffffffu, di, off);
 
-    const int n_valid = last_key(f, i) + 1;  // keys [0, n_valid) are visible; may be <= 0
+    // Keys [key_first, n_valid) are visible; empty for a row that sees none.
+    const int key_first = first_key(f, i);
+    const int n_valid = last_key(f, i) + 1;
+    const int key_first8 = key_first / kPerLane * kPerLane;
     // The columns the softmax wrote P for, which the dS K GEMM (launch_pv) reads.
     const int n_end = round_up8(pv_key_end(f, i / kTileM));
     const T* pr = P + row * ld;
@@ -44,10 +47,11 @@ __global__ void __launch_bounds__(kWarps * 32)
     T* out = dS + row * ld;
     for (int j = lane * kPerLane; j < n_end; j += kStep) {
       float x[kPerLane];
-      if (j < n_valid) {
+      if (j >= key_first8 && j < n_valid) {
         // [j, j + 8) lies inside P's written extent (j is a multiple of 8 below n_valid, and
         // n_valid <= n_end, a multiple of 8) and inside one 128-column dP tile the QK GEMM
-        // wrote (it skips only tiles that no row of the row tile sees).
+        // wrote (it skips only tiles that no row of the row tile sees, and the tile holding
+        // this row's first visible key is not one of them).
         union {
           uint4 v;
           T e[kPerLane];
@@ -58,7 +62,7 @@ __global__ void __launch_bounds__(kWarps * 32)
         const float dp[kPerLane] = {a.x, a.y, a.z, a.w, c.x, c.y, c.z, c.w};
 #pragma unroll
         for (int e = 0; e < kPerLane; ++e)
-          x[e] = j + e < n_valid ? to_float(pu.e[e]) * (dp[e] - di) : 0.0f;
+          x[e] = j + e < n_valid && j + e >= key_first ? to_float(pu.e[e]) * (dp[e] - di) : 0.0f;
       } else {
 #pragma unroll
         for (int e = 0; e < kPerLane; ++e) x[e] = 0.0f;

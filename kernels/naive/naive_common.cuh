@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Shared pieces of the three naive stages: tile shape, workspace layout, the causal bounds
-// each stage must agree on, and a few device helpers. Internal to kernels/naive/.
+// Shared pieces of the three naive stages: tile shape, workspace layout, the mask bounds
+// (causal, sliding window) each stage must agree on, and a few device helpers. Internal to
+// kernels/naive/.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -9,6 +10,7 @@
 
 #include <cstdint>
 
+#include "common/attn_mask.h"
 #include "common/attn_params.h"
 #include "common/float_convert.cuh"
 
@@ -34,20 +36,30 @@ __host__ __device__ __forceinline__ std::int64_t padded_ld(int T_k) {
   return (static_cast<std::int64_t>(T_k) + 7) / 8 * 8;
 }
 
-// Last key index query row i may see (bottom-right causal alignment); < 0 when it sees none.
+// First and last key index query row i sees (common/attn_mask.h: bottom-right causal and
+// sliding window); last < first (last < 0) when it sees none.
+__host__ __device__ __forceinline__ int first_key(const AttnParams& p, int i) {
+  return static_cast<int>(first_visible_key(p, i));
+}
 __host__ __device__ __forceinline__ int last_key(const AttnParams& p, int i) {
-  if (!p.causal) return p.T_k - 1;
-  const int diag = i + (p.T_k - p.T_q);
-  return diag < p.T_k - 1 ? diag : p.T_k - 1;
+  return static_cast<int>(last_visible_key(p, i));
 }
 
-// Keys [0, end) that the PV GEMM reads for query-row tile m: everything any row of the tile
-// can see. The softmax writes P (zeros past each row's own limit) for exactly these columns,
-// rounded up to 8, so the GEMM never reads P that nobody wrote.
+// Keys [0, end) that the PV GEMM may read for query-row tile m: everything up to the last key
+// any row of the tile sees. The softmax writes P (zeros outside each row's visible keys, so
+// also before a sliding window) for exactly these columns, rounded up to 8, so the GEMM never
+// reads P that nobody wrote.
 __host__ __device__ __forceinline__ int pv_key_end(const AttnParams& p, int m) {
   const int last_row = (m + 1) * kTileM < p.T_q ? (m + 1) * kTileM - 1 : p.T_q - 1;
   const int end = last_key(p, last_row) + 1;
   return end > 0 ? end : 0;
+}
+
+// The first key the PV GEMM reads for tile m, a multiple of kTileK: P is zero before the
+// first key its first row sees (rows further down see later keys), so a sliding window's
+// GEMM starts there instead of at key 0.
+__host__ __device__ __forceinline__ int pv_key_begin(const AttnParams& p, int m) {
+  return first_key(p, m * kTileM) / kTileK * kTileK;
 }
 
 __host__ __device__ __forceinline__ int round_up8(int x) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Stage 3: O = alpha * P V from the materialised P [B, H, T_q, ld(T_k)] in the input dtype.
-// Tensor-core tiles (WMMA), cp.async double buffering over the keys; for causal, each query
-// tile stops at the last key any of its rows can see (pv_key_end, shared with the softmax).
+// Tensor-core tiles (WMMA), cp.async double buffering over the keys; each query tile reads
+// only the keys its rows can see, from pv_key_begin (a sliding window's start) to pv_key_end
+// (the causal diagonal or the window's end), shared with the softmax.
 #include <mma.h>
 
 #include "naive/naive_common.cuh"
@@ -30,12 +31,15 @@ __global__ void __launch_bounds__(kThreads, 2)
   const int row0 = m * kTileM, col0 = n * kTileN;
   const int k_end = pv_key_end(p, m);
   const int k_end8 = round_up8(k_end);  // P columns the softmax wrote for this tile
-  const int ksteps = (k_end + kTileK - 1) / kTileK;
+  const int k_begin = pv_key_begin(p, m);
+  const int ksteps = k_end > k_begin ? (k_end - k_begin + kTileK - 1) / kTileK : 0;
 
   const int tid = static_cast<int>(threadIdx.x);
   const int warp = tid / 32, lane = tid % 32;
   const int wm = warp / (kTileN / kWarpN), wn = warp % (kTileN / kWarpN);
-  // D is a multiple of kWarpN, so each warp's column strip is wholly inside D or wholly out.
+  // A warp whose column strip starts past D has nothing to compute; a strip that D cuts (D a
+  // multiple of 8 but not of 32) computes on V columns zero-filled past D and stores only the
+  // 8-column chunks below D.
   const bool warp_active = col0 + wn * kWarpN < p.D;
   const std::int64_t ldP = padded_ld(p.T_k);
   const int group = p.H / p.H_kv;
@@ -71,10 +75,10 @@ __global__ void __launch_bounds__(kThreads, 2)
 #pragma unroll
       for (int j = 0; j < kWarpN / 16; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
 
-    if (ksteps > 0) load(0, 0);
+    if (ksteps > 0) load(0, k_begin);
     cp_async_commit();
     for (int ks = 0; ks < ksteps; ++ks) {
-      if (ks + 1 < ksteps) load((ks + 1) & 1, (ks + 1) * kTileK);
+      if (ks + 1 < ksteps) load((ks + 1) & 1, k_begin + (ks + 1) * kTileK);
       cp_async_commit();
       cp_async_wait<1>();
       __syncthreads();
@@ -119,8 +123,8 @@ __global__ void __launch_bounds__(kThreads, 2)
         const int grow = row0 + wm * kWarpM + i * 16 + r;
         if (grow < p.T_q) {
           T* dst = o + grow * p.o_row_stride + gcol;
-          reinterpret_cast<uint4*>(dst)[0] = pack8<T>(stage + r * kLdC + c);
-          reinterpret_cast<uint4*>(dst)[1] = pack8<T>(stage + r * kLdC + c + 8);
+          if (gcol < p.D) reinterpret_cast<uint4*>(dst)[0] = pack8<T>(stage + r * kLdC + c);
+          if (gcol + 8 < p.D) reinterpret_cast<uint4*>(dst)[1] = pack8<T>(stage + r * kLdC + c + 8);
         }
         __syncwarp();
       }

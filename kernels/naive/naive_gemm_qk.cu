@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Stage 1: S = scale * Q K^T, written to the float32 workspace [B, H, T_q, ld(T_k)].
-// Tensor-core tiles (WMMA), cp.async double buffering over D.
+// Tensor-core tiles (WMMA), cp.async double buffering over D in chunks of 32 (a head dim that
+// is a multiple of 8 but not of 32 gets its last chunk zero-filled past D).
 #include <mma.h>
 
 #include "naive/naive_common.cuh"
@@ -28,8 +29,9 @@ __global__ void __launch_bounds__(kThreads, 2)
   const int n = static_cast<int>(blockIdx.x) % n_tiles;
   const int row0 = m * kTileM, col0 = n * kTileN;
   const int last_row = row0 + kTileM < p.T_q ? row0 + kTileM - 1 : p.T_q - 1;
-  // Tiles wholly above the diagonal are never read by the softmax: skip them.
-  if (col0 > last_key(p, last_row)) return;
+  // Tiles wholly above the diagonal, or wholly before a sliding window, are never read by the
+  // softmax: skip them.
+  if (col0 > last_key(p, last_row) || col0 + kTileN <= first_key(p, row0)) return;
 
   const int tid = static_cast<int>(threadIdx.x);
   const int warp = tid / 32, lane = tid % 32;
@@ -37,7 +39,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   const std::int64_t ldS = padded_ld(p.T_k);
   const int group = p.H / p.H_kv;
   const std::int64_t BH = static_cast<std::int64_t>(p.B) * p.H;
-  const int ksteps = p.D / kTileK;
+  const int ksteps = (p.D + kTileK - 1) / kTileK;
 
   for (std::int64_t bh = blockIdx.y; bh < BH; bh += gridDim.y) {
     const std::int64_t b = bh / p.H, h = bh % p.H, hk = h / group;
@@ -51,13 +53,13 @@ __global__ void __launch_bounds__(kThreads, 2)
       constexpr int kChunksPerRow = kTileK / 8;
       for (int c = tid; c < kTileM * kChunksPerRow; c += kThreads) {
         const int r = c / kChunksPerRow, cc = (c % kChunksPerRow) * 8;
-        const bool ok = row0 + r < p.T_q;
-        cp_async16(As + r * kLdA + cc, q + (ok ? row0 + r : 0) * p.q_row_stride + k0 + cc, ok);
+        const bool ok = row0 + r < p.T_q && k0 + cc < p.D;
+        cp_async16(As + r * kLdA + cc, q + (ok ? (row0 + r) * p.q_row_stride + k0 + cc : 0), ok);
       }
       for (int c = tid; c < kTileN * kChunksPerRow; c += kThreads) {
         const int r = c / kChunksPerRow, cc = (c % kChunksPerRow) * 8;
-        const bool ok = col0 + r < p.T_k;
-        cp_async16(Bs + r * kLdB + cc, k + (ok ? col0 + r : 0) * p.k_row_stride + k0 + cc, ok);
+        const bool ok = col0 + r < p.T_k && k0 + cc < p.D;
+        cp_async16(Bs + r * kLdB + cc, k + (ok ? (col0 + r) * p.k_row_stride + k0 + cc : 0), ok);
       }
     };
 

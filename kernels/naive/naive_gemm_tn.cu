@@ -22,13 +22,6 @@ constexpr int kLdB = kTileN + kSmemPad;
 constexpr int kLdC = kWarpN + 4;  // per-warp float staging for the epilogue
 constexpr int kStageElems = kTileK * kLdA + kTileK * kLdB;
 
-// First query row that sees key `col` (bottom-right causal); rows before it hold P = dS = 0.
-__device__ __forceinline__ int first_row_seeing(const AttnParams& p, int col) {
-  if (!p.causal) return 0;
-  const int i = col - (p.T_k - p.T_q);
-  return i > 0 ? i : 0;
-}
-
 template <typename T>
 __global__ void __launch_bounds__(kThreads, 2)
     tn_kernel(AttnParams p, const T* A, TnOperands ops, int d_tiles) {
@@ -43,14 +36,18 @@ __global__ void __launch_bounds__(kThreads, 2)
   const int tid = static_cast<int>(threadIdx.x);
   const int warp = tid / 32, lane = tid % 32;
   const int wm = warp / (kTileN / kWarpN), wn = warp % (kTileN / kWarpN);
-  // D is a multiple of kWarpN, so each warp's column strip is wholly inside D or wholly out.
+  // A warp whose column strip starts past D has nothing to compute; a strip that D cuts
+  // computes on B columns zero-filled past D and stores only the 8-column chunks below D.
   const bool warp_active = dcol0 + wn * kWarpN < p.D;
   const std::int64_t ldA = padded_ld(p.T_k);
   const int group = p.H / p.H_kv;
   const std::int64_t BHkv = static_cast<std::int64_t>(p.B) * p.H_kv;
-  // Query chunks before the first row that sees this key tile contribute nothing.
-  const int i_begin = first_row_seeing(p, col0) / kTileK * kTileK;
-  const int chunks = i_begin < p.T_q ? (p.T_q - i_begin + kTileK - 1) / kTileK : 0;
+  // Query chunks before the first row that sees this key tile (the causal diagonal), or after
+  // the last one (a sliding window), hold P = dS = 0 for it and contribute nothing.
+  const int last_col = col0 + kTileM - 1 < p.T_k ? col0 + kTileM - 1 : p.T_k - 1;
+  const int i_begin = static_cast<int>(first_row_seeing(p, col0)) / kTileK * kTileK;
+  const int i_end = static_cast<int>(last_row_seeing(p, last_col)) + 1;
+  const int chunks = i_begin < i_end ? (i_end - i_begin + kTileK - 1) / kTileK : 0;
   const int steps = group * chunks;
 
   for (std::int64_t bhk = blockIdx.y; bhk < BHkv; bhk += gridDim.y) {
@@ -139,8 +136,8 @@ __global__ void __launch_bounds__(kThreads, 2)
         const int key = col0 + wm * kWarpM + i * 16 + r;
         if (key < p.T_k) {
           T* dst = c_base + key * ops.c_row_stride + gcol;
-          reinterpret_cast<uint4*>(dst)[0] = pack8<T>(stage + r * kLdC + c);
-          reinterpret_cast<uint4*>(dst)[1] = pack8<T>(stage + r * kLdC + c + 8);
+          if (gcol < p.D) reinterpret_cast<uint4*>(dst)[0] = pack8<T>(stage + r * kLdC + c);
+          if (gcol + 8 < p.D) reinterpret_cast<uint4*>(dst)[1] = pack8<T>(stage + r * kLdC + c + 8);
         }
         __syncwarp();
       }

@@ -30,14 +30,19 @@ __global__ void __launch_bounds__(kWarps * 32) softmax_kernel(AttnParams p, cons
 
   for (std::int64_t row = first; row < rows; row += stride) {
     const int i = static_cast<int>(row % p.T_q);
-    const int n_valid = last_key(p, i) + 1;  // keys [0, n_valid) are visible; may be <= 0
+    // Keys [key_first, n_valid) are visible; empty (n_valid <= key_first) for a row that sees none.
+    const int key_first = first_key(p, i);
+    const int n_valid = last_key(p, i) + 1;
+    const int key_first8 = key_first / kPerLane * kPerLane;
     const int n_end = round_up8(pv_key_end(p, i / kTileM));
     const float* s = S + row * ldS;
     T* out = P + row * ldP;
 
-    // Pass 1: online max / sum of exp, each lane over its own columns, then merged.
+    // Pass 1: online max / sum of exp, each lane over its own columns, then merged. It reads
+    // only the 8-column chunks that hold a visible key: the QK GEMM skips whole tiles before a
+    // sliding window, and the tile holding a row's first visible key is never one of them.
     float m = -INFINITY, l = 0.0f;
-    for (int j = lane * kPerLane; j < n_valid; j += kStep) {
+    for (int j = key_first8 + lane * kPerLane; j < n_valid; j += kStep) {
       float x[kPerLane];
       // In-bounds even past n_valid: the row is padded to 8 and the tile holding j was written.
       const float4 a = *reinterpret_cast<const float4*>(s + j);
@@ -47,7 +52,7 @@ __global__ void __launch_bounds__(kWarps * 32) softmax_kernel(AttnParams p, cons
       float mx = m;
 #pragma unroll
       for (int e = 0; e < kPerLane; ++e) {
-        if (j + e >= n_valid) x[e] = -INFINITY;
+        if (j + e >= n_valid || j + e < key_first) x[e] = -INFINITY;
         mx = fmaxf(mx, x[e]);
       }
       float sum = 0.0f;
@@ -66,21 +71,22 @@ __global__ void __launch_bounds__(kWarps * 32) softmax_kernel(AttnParams p, cons
             (m2 == -INFINITY ? 0.0f : l2 * exp_diff(m2, mn));
       m = mn;
     }
-    const bool empty = n_valid <= 0;
+    const bool empty = n_valid <= key_first;
     const float inv_l = empty ? 0.0f : 1.0f / l;
     if (lane == 0 && p.lse != nullptr) p.lse[row] = empty ? -INFINITY : m + logf(l);
 
-    // Pass 2: normalised P over every column the PV GEMM will read, zero past this row's mask.
+    // Pass 2: normalised P over every column the PV GEMM will read, zero outside this row's
+    // visible keys (so before a sliding window too: the GEMMs may read from column 0).
     for (int j = lane * kPerLane; j < n_end; j += kStep) {
       float x[kPerLane];
-      if (j < n_valid) {
+      if (j >= key_first8 && j < n_valid) {
         const float4 a = *reinterpret_cast<const float4*>(s + j);
         const float4 b = *reinterpret_cast<const float4*>(s + j + 4);
         x[0] = a.x, x[1] = a.y, x[2] = a.z, x[3] = a.w, x[4] = b.x, x[5] = b.y, x[6] = b.z,
         x[7] = b.w;
 #pragma unroll
         for (int e = 0; e < kPerLane; ++e)
-          x[e] = j + e < n_valid ? exp_diff(x[e], m) * inv_l : 0.0f;
+          x[e] = j + e < n_valid && j + e >= key_first ? exp_diff(x[e], m) * inv_l : 0.0f;
       } else {
 #pragma unroll
         for (int e = 0; e < kPerLane; ++e) x[e] = 0.0f;

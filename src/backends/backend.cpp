@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "core/attention_mask.h"
+
 namespace fa2b {
 
 void Backend::run_backward(const AttnBwdParams&, void*) {
@@ -19,6 +21,12 @@ Support catalog_mode_support(const Case& c, std::string_view backend) {
   const BackendEntry* e = find_backend_entry(backend);
   if (e && supports_mode(*e, c.mode)) return Support::yes();
   return forward_only(c, backend);
+}
+
+Support no_window_support(const Case& c, std::string_view backend, std::string_view why) {
+  if (!c.window.bounded()) return Support::yes();
+  return Support::no(fmt::format("{} has no sliding window (window {} asked): {}", backend,
+                                 window_text(c.window), why));
 }
 
 }  // namespace fa2b

@@ -74,6 +74,10 @@ Support forward_only(const Case& c, std::string_view backend);
 // else what forward_only() says.
 Support catalog_mode_support(const Case& c, std::string_view backend);
 
+// supports() of a backend that masks causally but has no sliding window: yes for a case without
+// one, else "<backend> has no sliding window (window [16, 16] asked): <why>".
+Support no_window_support(const Case& c, std::string_view backend, std::string_view why);
+
 // The names, devices and CPU counterparts of the backends are the catalog's
 // (core/backend_catalog.h): known_backend_names(), is_device_backend(), cpu_counterpart().
 

@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "backends/backend.h"
+#include "common/attn_mask.h"
 #include "common/attn_params.h"
 #include "common/numeric.h"
 #include "core/case.h"
@@ -28,7 +29,9 @@ int thread_count();
 void parallel_for(int threads, std::int64_t n,
                   const std::function<void(int thread, std::int64_t item)>& body);
 
-// What both CPU backends accept: any dtype, D >= 1, T >= 1, H a multiple of H_kv.
+// What both CPU backends accept: any dtype, D >= 1, T >= 1, H a multiple of H_kv, any window.
+// The visible keys of a row come from common/attn_mask.h (first_visible_key, last_visible_key),
+// the rule the GPU kernels and the float64 reference share.
 Support check_case(const Case& c);
 
 inline std::size_t storage_bytes(KernelDType dt) {
@@ -72,13 +75,6 @@ inline std::int64_t v_offset(const AttnParams& p, int b, int hk, std::int64_t t)
 }
 inline std::int64_t o_offset(const AttnParams& p, int b, int h, std::int64_t t) {
   return b * p.o_batch_stride + h * p.o_head_stride + t * p.o_row_stride;
-}
-
-// Last key a query row may attend (bottom-right causal alignment); -1 when it sees none.
-inline std::int64_t last_visible_key(const AttnParams& p, std::int64_t i) {
-  if (!p.causal) return p.T_k - 1;
-  const std::int64_t lim = i + p.T_k - p.T_q;
-  return lim < p.T_k - 1 ? lim : p.T_k - 1;
 }
 
 // s[i * s_ld + j] = scale * dot(q row i, k row j) for i < rows, j < keys; q and k are float

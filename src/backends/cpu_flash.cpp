@@ -2,7 +2,8 @@
 // cpu-flash: the FlashAttention-2 forward algorithm on the CPU. Each work item is one
 // (batch, head, tile of Br query rows); it streams K/V tiles of Bc keys with an online softmax
 // (running max m, running sum l, unnormalised O accumulator, all float32), skips tiles wholly
-// above the causal diagonal, and writes O and LSE once at the end. Extra memory is per-thread
+// outside the mask (above the causal diagonal, before a sliding window), and writes O and LSE
+// once at the end. Extra memory is per-thread
 // tile scratch only, so it does not grow with T. Training modes: the forward saves nothing
 // beyond O and LSE; the backward (cpu_flash_bwd.cpp) adds the float32 row sums D_i, O(T).
 #include <algorithm>
@@ -116,24 +117,28 @@ void CpuFlashBackend::run_tile(const AttnParams& p, int b, int h, std::int64_t i
   }
   std::fill(acc, acc + rows * D, 0.0f);
 
-  // Keys the tile's last row may see; tiles beyond are skipped entirely.
-  const std::int64_t kv_end = cpu::last_visible_key(p, i0 + rows - 1) + 1;
-  for (std::int64_t j0 = 0; j0 < kv_end; j0 += kBc) {
+  // Keys from the first row's first visible one to the last row's last one; key tiles outside
+  // are skipped entirely (a small window makes a row tile's cost independent of T_k).
+  const std::int64_t kv_begin = first_visible_key(p, i0) / kBc * kBc;
+  const std::int64_t kv_end = last_visible_key(p, i0 + rows - 1) + 1;
+  for (std::int64_t j0 = kv_begin; j0 < kv_end; j0 += kBc) {
     const int keys = static_cast<int>(std::min<std::int64_t>(kBc, p.T_k - j0));
     for (int c = 0; c < keys; ++c) {
       cpu::load_row(p.k, cpu::k_offset(p, b, hk, j0 + c), D, p.dtype, kt + c * D);
       cpu::load_row(p.v, cpu::v_offset(p, b, hk, j0 + c), D, p.dtype, vt + c * D);
     }
     cpu::scores_tile(q, D, rows, kt, D, keys, D, p.scale, s, kBc);
-    // Only tiles crossing the diagonal need masking: the first row's last visible key is
-    // before the tile's last key.
-    const bool mask = p.causal && cpu::last_visible_key(p, i0) < j0 + keys - 1;
+    // Only tiles crossing a bound of the mask need masking: the first row's last visible key
+    // is before the tile's last key, or the last row's first visible key after its first.
+    const bool mask =
+        last_visible_key(p, i0) < j0 + keys - 1 || first_visible_key(p, i0 + rows - 1) > j0;
     for (int r = 0; r < rows; ++r) {
       float* sr = s + r * kBc;
       if (mask) {
-        const std::int64_t last = cpu::last_visible_key(p, i0 + r);
+        const std::int64_t first = first_visible_key(p, i0 + r);
+        const std::int64_t last = last_visible_key(p, i0 + r);
         for (int c = 0; c < keys; ++c) {
-          if (j0 + c > last) sr[c] = kNegInf;
+          if (j0 + c > last || j0 + c < first) sr[c] = kNegInf;
         }
       }
       float m_new = m[r];

@@ -80,11 +80,14 @@ void tile_grads(const AttnParams& p, std::int64_t i0, int rows, std::int64_t j0,
   for (int r = 0; r < rows; ++r) {
     float* pr = t.p + r * kBc;
     float* dsr = t.ds + r * kBc;
-    const std::int64_t last = last_visible_key(p, i0 + r);
-    const int visible = static_cast<int>(std::clamp<std::int64_t>(last + 1 - j0, 0, keys));
+    // Columns [begin, end) of the tile are visible to the row.
+    const int begin =
+        static_cast<int>(std::clamp<std::int64_t>(first_visible_key(p, i0 + r) - j0, 0, keys));
+    const int end =
+        static_cast<int>(std::clamp<std::int64_t>(last_visible_key(p, i0 + r) + 1 - j0, 0, keys));
     const bool empty = t.lse[r] == kNegInf;
     for (int c = 0; c < keys; ++c) {
-      const float pv = (c < visible && !empty) ? std::exp(pr[c] - t.lse[r]) : 0.0f;
+      const float pv = (c >= begin && c < end && !empty) ? std::exp(pr[c] - t.lse[r]) : 0.0f;
       pr[c] = round_to(pv, p.dtype);
       dsr[c] = round_to(pv * (dsr[c] - t.di[r]), p.dtype);
     }
@@ -92,7 +95,7 @@ void tile_grads(const AttnParams& p, std::int64_t i0, int rows, std::int64_t j0,
 }
 
 // dK and dV of keys [j0, j0 + keys) of (b, hk): every query head of the group, every query
-// tile with a row that can see the first key of the tile.
+// tile with a row that sees a key of the tile.
 void key_tile(const AttnBwdParams& bp, const float* di, int b, int hk, std::int64_t j0, Tiles& t) {
   const AttnParams& p = bp.fwd;
   const int D = p.D;
@@ -101,10 +104,12 @@ void key_tile(const AttnBwdParams& bp, const float* di, int b, int hk, std::int6
   load_key_tile(p, b, hk, j0, keys, t);
   std::fill(t.acc_a, t.acc_a + keys * D, 0.0f);
   std::fill(t.acc_b, t.acc_b + keys * D, 0.0f);
-  // Row i sees key j0 when j0 <= i + T_k - T_q: earlier query tiles are skipped.
-  const std::int64_t first_row = p.causal ? std::max<std::int64_t>(0, j0 - (p.T_k - p.T_q)) : 0;
+  // Rows from the first that sees key j0 to the last that sees the tile's last key: query
+  // tiles outside are skipped (above the causal diagonal, past a sliding window).
+  const std::int64_t first_row = first_row_seeing(p, j0);
+  const std::int64_t row_end = last_row_seeing(p, j0 + keys - 1) + 1;
   for (int h = hk * group; h < (hk + 1) * group; ++h) {
-    for (std::int64_t i0 = first_row / kBr * kBr; i0 < p.T_q; i0 += kBr) {
+    for (std::int64_t i0 = first_row / kBr * kBr; i0 < row_end; i0 += kBr) {
       const int rows = static_cast<int>(std::min<std::int64_t>(kBr, p.T_q - i0));
       load_query_tile(bp, di, b, h, i0, rows, t);
       tile_grads(p, i0, rows, j0, keys, t);
@@ -126,7 +131,7 @@ void key_tile(const AttnBwdParams& bp, const float* di, int b, int hk, std::int6
   }
 }
 
-// dQ of query rows [i0, i0 + rows) of (b, h): every key tile the tile's last row can see.
+// dQ of query rows [i0, i0 + rows) of (b, h): every key tile a row of the tile sees.
 void query_tile(const AttnBwdParams& bp, const float* di, int b, int h, std::int64_t i0, Tiles& t) {
   const AttnParams& p = bp.fwd;
   const int D = p.D;
@@ -134,8 +139,9 @@ void query_tile(const AttnBwdParams& bp, const float* di, int b, int h, std::int
   const int hk = kv_head(p, h);
   load_query_tile(bp, di, b, h, i0, rows, t);
   std::fill(t.acc_a, t.acc_a + rows * D, 0.0f);
+  const std::int64_t kv_begin = first_visible_key(p, i0) / kBc * kBc;
   const std::int64_t kv_end = last_visible_key(p, i0 + rows - 1) + 1;
-  for (std::int64_t j0 = 0; j0 < kv_end; j0 += kBc) {
+  for (std::int64_t j0 = kv_begin; j0 < kv_end; j0 += kBc) {
     const int keys = static_cast<int>(std::min<std::int64_t>(kBc, p.T_k - j0));
     load_key_tile(p, b, hk, j0, keys, t);
     tile_grads(p, i0, rows, j0, keys, t);

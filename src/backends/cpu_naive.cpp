@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // cpu-naive: standard attention with the score matrix materialised in host memory, mirroring
 // the GPU `naive` backend's three kernels so its memory grows as T^2 the same way:
-//   1. S = scale * Q K^T for every (b, h), float32 [B, H, T_q, T_k] (full GEMM, no causal skip)
-//   2. a masked row softmax of S into P, stored in the input dtype, plus the LSE
+//   1. S = scale * Q K^T for every (b, h), float32 [B, H, T_q, T_k] (full GEMM, no mask skip)
+//   2. a masked row softmax of S into P (causal, sliding window: zeros outside the row's
+//      visible keys), stored in the input dtype, plus the LSE
 //   3. O = P V (full GEMM; masked entries of P are zero)
 // S and P come from the tracker in prepare(); the per-thread tiles used to convert inputs to
 // float32 are small and untracked, like a GPU kernel's shared memory.
 // Training modes: P is what the forward saves; the backward (cpu_naive_bwd.cpp) reuses S's
 // buffer for dP and dS and adds the float32 row sums D_i, also from the tracker.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -129,22 +131,24 @@ void CpuNaiveBackend::softmax(const AttnParams& p, int threads) {
     const std::int64_t row_end = std::min(total_rows, (item + 1) * kRows);
     for (std::int64_t row = item * kRows; row < row_end; ++row) {
       const float* s = S + row * p.T_k;
-      const std::int64_t visible = cpu::last_visible_key(p, row % p.T_q) + 1;
+      // Keys [first, end) are visible; the range is empty for a row that sees none.
+      const std::int64_t first = first_visible_key(p, row % p.T_q);
+      const std::int64_t end = std::max(first, last_visible_key(p, row % p.T_q) + 1);
       float m = kNegInf;
-      for (std::int64_t j = 0; j < visible; ++j) m = std::max(m, s[j]);
+      for (std::int64_t j = first; j < end; ++j) m = std::max(m, s[j]);
       // Exponentiate against 0 when nothing is finite (as the GPU kernels do): masked scores
       // give 0, NaN scores still propagate.
       const float m_use = m == kNegInf ? 0.0f : m;
       float l = 0.0f;
-      for (std::int64_t j = 0; j < visible; ++j) {
+      std::fill(e.begin(), e.end(), 0.0f);  // P = 0 outside the visible range
+      for (std::int64_t j = first; j < end; ++j) {
         e[j] = std::exp(s[j] - m_use);
         l += e[j];
       }
-      std::fill(e.begin() + (visible > 0 ? visible : 0), e.end(), 0.0f);
       float lse = kNegInf;
       if (l != 0.0f) {
         const float inv = 1.0f / l;
-        for (std::int64_t j = 0; j < visible; ++j) e[j] *= inv;
+        for (std::int64_t j = first; j < end; ++j) e[j] *= inv;
         lse = m + std::log(l);
       }  // else: a row that sees no key keeps P = 0 (so O = 0) and LSE = -inf
       cpu::store_row(p_.get(), row * p.T_k, p.T_k, p.dtype, e.data());

@@ -22,6 +22,12 @@ AttnParams shape_params(const Case& c) {
   p.T_k = static_cast<int>(c.T_k);
   p.D = static_cast<int>(c.D);
   p.causal = c.causal;
+  // A bound the shape never reaches is no bound: -1 keeps every width within AttnParams' int
+  // and lets a window wider than the shape run the kernels' unmasked path.
+  p.window_left =
+      c.window.left >= 0 && c.window.left < c.T_k ? static_cast<int>(c.window.left) : -1;
+  p.window_right =
+      c.window.right >= 0 && c.window.right < c.T_q ? static_cast<int>(c.window.right) : -1;
   p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(c.D)));
   p.dtype = static_cast<KernelDType>(static_cast<int>(c.dtype));
   return p;

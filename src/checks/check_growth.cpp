@@ -34,10 +34,11 @@ std::string group_key(const Case& c, const std::string& axis) {
         axis == name || (axis == "T" && (std::string(name) == "T_q" || std::string(name) == "T_k"));
     return on_axis ? fmt::format("{}=*", name) : fmt::format("{}={}", name, value);
   };
-  return fmt::format("{}/{}/{} {} {} {} {} {} {} {}/{}/{}/{}", c.sweep, c.role, c.backend,
+  return fmt::format("{}/{}/{} {} {} {} {} {} {} {}/{}/w{},{}/{}/{}", c.sweep, c.role, c.backend,
                      part("B", c.B), part("H", c.H), part("H_kv", c.H_kv), part("T_q", c.T_q),
                      part("T_k", c.T_k), part("D", c.D), to_string(c.dtype),
-                     c.causal ? "causal" : "full", to_string(c.layout), to_string(c.mode));
+                     c.causal ? "causal" : "full", c.window.left, c.window.right,
+                     to_string(c.layout), to_string(c.mode));
 }
 
 struct Group {

@@ -78,6 +78,7 @@ TuneExpansion expand_tune_config(const Config& config, const std::string& role,
                            {"causal", c.causal},
                            {"layout", std::string(to_string(c.layout))},
                            {"variant", variants}};
+    if (c.window.bounded()) grid["window"] = {c.window.left, c.window.right};
     ++out.shapes;
     out.max_variants = std::max(out.max_variants, static_cast<std::size_t>(n));
     sweeps.push_back({{"name", fmt::format("{}#{}", c.sweep, out.shapes)},

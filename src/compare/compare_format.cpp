@@ -226,7 +226,7 @@ std::string md_backend_cells(const Comparison& c, const CaseComparison& cc) {
 std::string md_pairs_note(const Comparison& c) {
   return fmt::format(
       "Pairs, NEW backend vs BASE backend, matched by shape (B, H, H_kv, T_q, T_k, D, dtype, "
-      "causal, layout): {}. time × < 1 and {} × > 1: the NEW backend is faster.\n\n",
+      "causal, window, layout): {}. time × < 1 and {} × > 1: the NEW backend is faster.\n\n",
       pairs_text(c), tflops_label(c));
 }
 

@@ -10,8 +10,9 @@ constexpr std::int64_t kMaxVariant = 1 << 16;
 }  // namespace
 
 const std::vector<std::string>& grid_axis_names() {
-  static const std::vector<std::string> names = {
-      "B", "H", "H_kv", "T", "T_q", "T_k", "D", "dtype", "causal", "layout", "mode", "variant"};
+  static const std::vector<std::string> names = {"B",      "H",    "H_kv",   "T",      "T_q",
+                                                 "T_k",    "D",    "dtype",  "causal", "window",
+                                                 "layout", "mode", "variant"};
   return names;
 }
 
@@ -41,6 +42,7 @@ json case_axis_value(const Case& c, std::string_view axis) {
   if (axis == "D") return c.D;
   if (axis == "dtype") return std::string(to_string(c.dtype));
   if (axis == "causal") return c.causal;
+  if (axis == "window") return json::array({c.window.left, c.window.right});
   if (axis == "layout") return std::string(to_string(c.layout));
   if (axis == "mode") return std::string(to_string(c.mode));
   if (axis == "variant") return c.variant;
@@ -65,7 +67,46 @@ std::optional<json> check_name(const json& v, const std::vector<std::string>& al
   return std::nullopt;
 }
 
+// One window: [left, right], each a width >= 0 or -1 (unbounded on that side).
+std::optional<json> check_window(const json& v, const std::string& pointer, Errors& errors) {
+  if (!v.is_array() || v.size() != 2) {
+    errors.add(pointer,
+               "expected a window [left, right] of two integers, each a width >= 0 or -1 "
+               "(unbounded on that side), got " +
+                   show(v));
+    return std::nullopt;
+  }
+  json out = json::array();
+  for (std::size_t i = 0; i < 2; ++i) {
+    const std::string side = i == 0 ? "left" : "right";
+    const json& w = v[i];
+    if (!w.is_number_integer() ||
+        (w.is_number_unsigned() &&
+         w.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))) {
+      errors.add(ptr(pointer, i), "expected the window's " + side +
+                                      " width as an integer (>= 0, or -1 for unbounded), got " +
+                                      show(w));
+      continue;
+    }
+    const std::int64_t width = w.get<std::int64_t>();
+    if (width < -1) {
+      errors.add(ptr(pointer, i), "window " + side + " width " + std::to_string(width) +
+                                      " is negative; give a width >= 0, or -1 for unbounded");
+      continue;
+    }
+    out.push_back(width);
+  }
+  if (out.size() != 2) return std::nullopt;
+  return out;
+}
+
 }  // namespace
+
+bool is_value_list(std::string_view axis, const json& v) {
+  if (!v.is_array()) return false;
+  // A window is itself a list: [16, 16] is one window, [[16, 16], [0, 0]] two.
+  return axis != "window" || v.empty() || v[0].is_array();
+}
 
 std::optional<json> check_axis_scalar(std::string_view axis, const json& v,
                                       const std::string& pointer, Errors& errors) {
@@ -89,6 +130,7 @@ std::optional<json> check_axis_scalar(std::string_view axis, const json& v,
     }
     return json(*i);
   }
+  if (axis == "window") return check_window(v, pointer, errors);
   if (axis == "causal") {
     const auto b = get_bool(v, pointer, errors);
     if (!b) return std::nullopt;
@@ -175,7 +217,7 @@ std::optional<std::vector<json>> expand_range(std::string_view axis, const json&
 std::optional<std::vector<json>> expand_axis_values(std::string_view axis, const json& v,
                                                     const std::string& pointer, Errors& errors) {
   if (v.is_object()) return expand_range(axis, v, pointer, errors);
-  if (!v.is_array()) {
+  if (!is_value_list(axis, v)) {
     const auto s = check_axis_scalar(axis, v, pointer, errors);
     if (!s) return std::nullopt;
     return std::vector<json>{*s};

@@ -109,8 +109,7 @@ std::string show(const json& v) {
 }
 
 const std::vector<std::string>& unsupported_training_options() {
-  static const std::vector<std::string> names = {"dropout", "dropout_p", "softcap", "alibi_slopes",
-                                                 "window_size"};
+  static const std::vector<std::string> names = {"dropout", "dropout_p", "softcap", "alibi_slopes"};
   return names;
 }
 
@@ -125,8 +124,17 @@ void check_keys(const json& obj, const std::string& pointer,
       errors.add(ptr(pointer, key),
                  "\"" + key +
                      "\" is not supported: fa2bench measures exact softmax attention without "
-                     "dropout, soft-capping, ALiBi or windows; the one training option is the "
+                     "dropout, soft-capping or ALiBi; the one training option is the "
                      "\"mode\" axis (fwd, bwd, fwd_bwd)");
+      continue;
+    }
+    // flash-attention's name for the sliding window, too far from ours for did_you_mean.
+    if (key == "window_size" &&
+        std::find(allowed.begin(), allowed.end(), "window") != allowed.end()) {
+      errors.add(ptr(pointer, key),
+                 "unknown " + std::string(what) +
+                     " \"window_size\": the sliding window is the \"window\" axis here, "
+                     "[left, right] with -1 for an unbounded side");
       continue;
     }
     std::string msg = "unknown " + std::string(what) + " \"" + key + "\"";

@@ -82,6 +82,9 @@ const std::vector<std::string>& grid_axis_names();
 // Selector axes: "backend", "sweep" and the grid axes.
 const std::vector<std::string>& selector_axis_names();
 bool is_int_axis(std::string_view axis);
+// Whether `v`, given for `axis`, is a list of values rather than one value: any JSON array,
+// except that one window is itself a pair ([16, 16]); a list of windows is a list of pairs.
+bool is_value_list(std::string_view axis, const json& v);
 
 // The value of one axis of a case as JSON (T is T_q when T_q == T_k, null otherwise).
 json case_axis_value(const Case& c, std::string_view axis);

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "config/config_internal.h"
+#include "core/attention_mask.h"
 #include "core/backend_catalog.h"
 #include "core/shape_algebra.h"
 
@@ -127,6 +128,8 @@ void set_axis(Case& c, const std::string& axis, const json& v) {
   if (axis == "D") c.D = v.get<std::int64_t>();
   if (axis == "dtype") c.dtype = *parse_dtype(v.get<std::string>());
   if (axis == "causal") c.causal = v.get<bool>();
+  if (axis == "window")
+    c.window = SlidingWindow{v[0].get<std::int64_t>(), v[1].get<std::int64_t>()};
   if (axis == "layout") c.layout = *parse_layout(v.get<std::string>());
   if (axis == "mode") c.mode = *parse_mode(v.get<std::string>());
   if (axis == "variant") c.variant = static_cast<int>(v.get<std::int64_t>());
@@ -339,12 +342,28 @@ void expand_one(const json& sweep, const std::string& sp, const AxisMap& default
         const auto hit = [&](const Selector& s) { return s.matches(c); };
         if (!where.empty() && std::none_of(where.begin(), where.end(), hit)) continue;
         if (std::any_of(exclude.begin(), exclude.end(), hit)) continue;
-        const std::string variant = variant_problem(c);
+        // causal is the window [-1, 0], and a window on top of it intersects: right 0 and -1
+        // then mean the same, stored as -1 so that both give one case (one id); a right above
+        // 0 would be silently cut to 0, so it is refused (after where / exclude, which may
+        // drop such combinations of a grid).
+        if (c.causal && c.window.right > 0) {
+          const std::string msg =
+              "window " + window_text(c.window) +
+              " with causal: true: causal already stops every row at its diagonal (right 0), so "
+              "a right of " +
+              std::to_string(c.window.right) +
+              " would be ignored; give right 0 or -1 with causal, or causal: false to look ahead";
+          if (reported.insert(msg).second) errors.add(axes.at("window").pointer, msg);
+          continue;
+        }
+        Case k = c;
+        if (k.causal && k.window.right == 0) k.window.right = -1;
+        const std::string variant = variant_problem(k);
         if (!variant.empty()) {
           if (reported.insert(variant).second) errors.add(axes.at("variant").pointer, variant);
           continue;
         }
-        cases.push_back(c);
+        cases.push_back(k);
         ++kept;
       }
     }

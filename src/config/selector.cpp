@@ -153,7 +153,7 @@ Selector parse_selector(const json& v, const std::string& pointer, Errors& error
     const std::string p = ptr(pointer, axis);
     const json& val = item.value();
     std::vector<json> entries;
-    if (val.is_array()) {
+    if (is_value_list(axis, val)) {
       if (val.empty()) {
         errors.add(p, "empty list; give at least one value");
         continue;

@@ -80,6 +80,13 @@ std::string Case::shape_key() const {
     s += fmt::format("-Tq{}-Tk{}", T_q, T_k);
   }
   s += fmt::format("-D{}/{}/{}", D, to_string(dtype), causal ? "causal" : "full");
+  if (window.left >= 0 && window.right >= 0) {
+    s += fmt::format("/wl{}-wr{}", window.left, window.right);
+  } else if (window.left >= 0) {
+    s += fmt::format("/wl{}", window.left);
+  } else if (window.right >= 0) {
+    s += fmt::format("/wr{}", window.right);
+  }
   if (layout != Layout::bhsd) s += fmt::format("/{}", to_string(layout));
   if (mode != Mode::fwd) s += fmt::format("/{}", to_string(mode));
   if (variant != 0) s += fmt::format("/v{}", variant);

@@ -57,6 +57,20 @@ struct MeasureSettings {
   bool profile_once = false;
 };
 
+// A sliding window (flash-attention's window_size, bottom-right aligned like our causal mask):
+// query row i of T_q sees key j when j >= i + diag - left (if left >= 0) and j <= i + diag +
+// right (if right >= 0), diag = T_k - T_q. -1 leaves a side unbounded; {-1, -1} is no window.
+// With causal (which is {-1, 0}) the two intersect; config expansion stores a causal case's
+// right bound as -1 (0 and -1 mean the same there) and refuses a right bound above 0.
+struct SlidingWindow {
+  std::int64_t left = -1, right = -1;
+  bool bounded() const { return left >= 0 || right >= 0; }
+  friend bool operator==(const SlidingWindow& a, const SlidingWindow& b) {
+    return a.left == b.left && a.right == b.right;
+  }
+  friend bool operator!=(const SlidingWindow& a, const SlidingWindow& b) { return !(a == b); }
+};
+
 struct Case {
   std::string sweep;    // name of the sweep that produced the case
   std::string backend;  // backend that runs it (e.g. "cpu-flash")
@@ -64,6 +78,7 @@ struct Case {
   std::int64_t B = 1, H = 1, H_kv = 1, T_q = 1, T_k = 1, D = 64;
   DType dtype = DType::fp16;
   bool causal = false;
+  SlidingWindow window;
   Layout layout = Layout::bhsd;
   Mode mode = Mode::fwd;
   // Which kernel variant a dev-variant backend runs (catalog entry `variants`, e.g. fa2-dev):
@@ -72,9 +87,10 @@ struct Case {
   MeasureSettings measure;
 
   // Stable identity used to match cases across result files, e.g.
-  // "fa2/B1-H32-T2048-D128/fp16/causal"; T_q != T_k, H_kv != H, bshd and a mode other than
-  // fwd add their own tags (so forward ids stay those of results written before modes), and so
-  // does a variant other than 0 ("/v3", last).
+  // "fa2/B1-H32-T2048-D128/fp16/causal"; T_q != T_k, H_kv != H, a window ("/wl128-wr0": each
+  // bounded side), bshd and a mode other than fwd add their own tags (so forward ids stay those
+  // of results written before modes and windows), and so does a variant other than 0 ("/v3",
+  // last).
   std::string id() const;
   // The id without the backend ("B1-H32-T2048-D128/fp16/causal"; with a variant's tag).
   std::string shape_key() const;

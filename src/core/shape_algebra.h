@@ -14,7 +14,9 @@
 
 namespace fa2b {
 
-// Forward FLOPs by flash-attention's convention: 4*B*H*T_q*T_k*D, halved when causal.
+// Forward FLOPs by flash-attention's convention: 4*B*H*T_q*T_k*D, halved when causal; with a
+// sliding window 4*B*H*D times the (query row, key) pairs it leaves visible (visible_pairs,
+// causal intersected with it).
 double attention_flops(const Case& c);
 // FLOPs of the case's mode as a multiple of the forward's (flash-attention's convention):
 // fwd 1, bwd 2.5 (the backward's five GEMMs against the forward's two), fwd_bwd 3.5.

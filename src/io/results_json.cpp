@@ -39,6 +39,7 @@ J params_block(const Case& c) {
          {"D", c.D},
          {"dtype", to_string(c.dtype)},
          {"causal", c.causal},
+         {"window", {c.window.left, c.window.right}},
          {"layout", to_string(c.layout)},
          {"mode", to_string(c.mode)}};
   if (c.variant != 0 || takes_variants(c.backend)) p["variant"] = c.variant;
@@ -152,8 +153,10 @@ template <class J>
 J conventions() {
   J j = J::object();
   j["flops"] =
-      "forward 4*B*H*T_q*T_k*D, halved when causal; params.mode bwd counts 2.5x the forward, "
-      "fwd_bwd 3.5x (flash-attention convention)";
+      "forward 4*B*H*T_q*T_k*D, halved when causal; with a sliding window (params.window other "
+      "than [-1, -1]) 4*B*H*D per visible (query row, key) pair instead, causal intersected "
+      "with the window; params.mode bwd counts 2.5x the forward, fwd_bwd 3.5x "
+      "(flash-attention convention)";
   j["tflops"] = "flops / median time of the timed region, 1e12 per second";
   j["gbps"] =
       "minimal traffic (forward: Q, K, V read once, O and the float32 LSE written once; "

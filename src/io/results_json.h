@@ -13,7 +13,7 @@
 
 namespace fa2b {
 
-// A case's shape parameters (B, H, H_kv, T_q, T_k, D, dtype, causal, layout, mode).
+// A case's shape parameters (B, H, H_kv, T_q, T_k, D, dtype, causal, window, layout, mode).
 nlohmann::json params_json(const Case& c);
 // The measuring settings of a case (results files, `plan --cases-json`, `tune`).
 nlohmann::json measure_json(const MeasureSettings& m);

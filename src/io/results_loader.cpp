@@ -175,6 +175,16 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
   c.dtype = rd.enum_value<DType>(rd.req_string(p, pp, "dtype"), pp + "/dtype", "dtype",
                                  [](std::string_view s) { return parse_dtype(s); });
   c.causal = rd.req_bool(p, pp, "causal");
+  // Absent in files written before windows: no window.
+  if (const json* w = rd.find(p, "window")) {
+    const std::string wp = pp + "/window";
+    if (!w->is_array() || w->size() != 2) rd.fail(wp, "expected [left, right]");
+    c.window.left = rd.to_int((*w)[0], wp + "/0");
+    c.window.right = rd.to_int((*w)[1], wp + "/1");
+    if (c.window.left < -1 || c.window.right < -1) {
+      rd.fail(wp, "expected widths >= 0, or -1 for an unbounded side");
+    }
+  }
   if (const json* v = rd.find(p, "layout")) {
     c.layout = rd.enum_value<Layout>(rd.to_string(*v, pp + "/layout"), pp + "/layout", "layout",
                                      [](std::string_view x) { return parse_layout(x); });

@@ -10,55 +10,17 @@
 namespace fa2b {
 namespace {
 
-const char* const kColumns[] = {"id",
-                                "sweep",
-                                "backend",
-                                "role",
-                                "B",
-                                "H",
-                                "H_kv",
-                                "T_q",
-                                "T_k",
-                                "D",
-                                "dtype",
-                                "causal",
-                                "layout",
-                                "mode",
-                                "target",
-                                "status",
-                                "reason",
-                                "time_median_ms",
-                                "time_p10_ms",
-                                "time_p90_ms",
-                                "time_min_ms",
-                                "time_max_ms",
-                                "time_mean_ms",
-                                "time_stdev_ms",
-                                "samples",
-                                "time_first_ms",
-                                "tflops",
-                                "gbps",
-                                "peak_bytes",
-                                "workspace_bytes",
-                                "predicted_bytes",
-                                "max_abs_err",
-                                "mean_abs_err",
-                                "rel_l2_err",
-                                "nonfinite",
-                                "rows_checked",
-                                "device_index",
-                                "saved_bytes",
-                                "max_abs_err_dq",
-                                "mean_abs_err_dq",
-                                "rel_l2_err_dq",
-                                "max_abs_err_dk",
-                                "mean_abs_err_dk",
-                                "rel_l2_err_dk",
-                                "max_abs_err_dv",
-                                "mean_abs_err_dv",
-                                "rel_l2_err_dv",
-                                "nonfinite_grad",
-                                "key_rows_checked"};
+const char* const kColumns[] = {
+    "id", "sweep", "backend", "role", "B", "H", "H_kv", "T_q", "T_k", "D", "dtype", "causal",
+    "layout", "mode", "target", "status", "reason", "time_median_ms", "time_p10_ms", "time_p90_ms",
+    "time_min_ms", "time_max_ms", "time_mean_ms", "time_stdev_ms", "samples", "time_first_ms",
+    "tflops", "gbps", "peak_bytes", "workspace_bytes", "predicted_bytes", "max_abs_err",
+    "mean_abs_err", "rel_l2_err", "nonfinite", "rows_checked", "device_index", "saved_bytes",
+    "max_abs_err_dq", "mean_abs_err_dq", "rel_l2_err_dq", "max_abs_err_dk", "mean_abs_err_dk",
+    "rel_l2_err_dk", "max_abs_err_dv", "mean_abs_err_dv", "rel_l2_err_dv", "nonfinite_grad",
+    "key_rows_checked",
+    // Last, so that the columns before keep their places.
+    "window_left", "window_right"};
 
 }  // namespace
 
@@ -127,7 +89,9 @@ std::string results_csv_text(const ResultSet& rs) {
                                grad(Grad::dv, &ErrorStats::mean_abs_err),
                                grad(Grad::dv, &ErrorStats::rel_l2_err),
                                grads ? std::to_string(r.accuracy.grad_nonfinite) : "",
-                               grads ? std::to_string(r.accuracy.key_rows_checked) : ""};
+                               grads ? std::to_string(r.accuracy.key_rows_checked) : "",
+                               std::to_string(c.window.left),
+                               std::to_string(c.window.right)};
     static_assert(sizeof(row) / sizeof(row[0]) == sizeof(kColumns) / sizeof(kColumns[0]));
     for (std::size_t i = 0; i < std::size(row); ++i) {
       if (i) out += ',';

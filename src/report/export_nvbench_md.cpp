@@ -6,11 +6,18 @@
 #include <string>
 #include <vector>
 
+#include "core/attention_mask.h"
 #include "report/export_formats.h"
 #include "report/report.h"
 
 namespace fa2b {
 namespace {
+
+// The causal column, with the sliding window when there is one ("no, window [16, 16]").
+std::string causal_cell(const Case& c) {
+  const std::string causal = c.causal ? "yes" : "no";
+  return c.window.bounded() ? causal + ", window " + window_text(c.window) : causal;
+}
 
 // nvbench prints times with the unit that keeps 1-3 digits before the point.
 std::string nv_time(double ms) {
@@ -49,7 +56,7 @@ std::string nvbench_md_text(const ResultSet& rs) {
       out +=
           fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | ",
                       md_cell(c.backend), c.B, c.H, c.H_kv, c.T_q, c.T_k, c.D, to_string(c.dtype),
-                      c.causal ? "yes" : "no", to_string(c.layout), to_string(c.mode));
+                      causal_cell(c), to_string(c.layout), to_string(c.mode));
       if (r->status != Status::ok) {
         out += fmt::format("0 | {} | - | - | - |\n", md_cell(std::string(to_string(r->status))));
         continue;

@@ -149,8 +149,9 @@ std::string summary_md_text(const ResultSet& rs, const std::string& baseline) {
   if (rs.interrupted) out += "- **Interrupted**: the sweep stopped before its last case\n";
   out +=
       "\nTFLOP/s by flash-attention's convention (forward 4·B·H·T_q·T_k·D, halved when "
-      "causal); peak is the tracked allocations during the case, inputs and outputs "
-      "included; MiB = 2^20 bytes.\n\n";
+      "causal; with a sliding window 4·B·H·D per visible (query row, key) pair); peak is the "
+      "tracked allocations during the case, inputs and outputs included; MiB = 2^20 "
+      "bytes.\n\n";
 
   std::vector<std::string> sweeps;
   std::map<std::string, SweepTable> tables;

@@ -8,6 +8,7 @@
 
 #include "common/input_gen.h"
 #include "common/numeric.h"
+#include "core/attention_mask.h"
 
 namespace fa2b {
 namespace {
@@ -79,6 +80,15 @@ std::vector<RowRef> sample_rows(const Case& c, int max_rows, std::uint64_t seed)
   return rows;
 }
 
+VisibleKeys visible_keys(const Case& c, std::int64_t i) {
+  // Written from the definition (core/attention_mask.h's reach), not from the kernels' helper,
+  // so that the reference checks the rule rather than repeating an implementation of it.
+  const WindowReach reach = window_reach(c);
+  const std::int64_t diag = c.T_k - c.T_q;
+  return {std::max<std::int64_t>(0, i + diag - reach.left),
+          std::min<std::int64_t>(c.T_k - 1, i + diag + reach.right)};
+}
+
 float stored_input(const Case& c, int tensor, std::int64_t b, std::int64_t h, std::int64_t t,
                    std::int64_t d) {
   const bool like_q = tensor == 1 || tensor == 4;
@@ -100,26 +110,25 @@ void reference_rows(const Case& c, const std::vector<RowRef>& rows, std::vector<
   parallel_for(static_cast<std::int64_t>(rows.size()), [&](std::int64_t r) {
     const RowRef& row = rows[r];
     const std::int64_t hk = row.h / group;
-    // Bottom-right causal alignment: key j visible when j <= i + (T_k - T_q).
-    const std::int64_t last = c.causal ? std::min(c.T_k - 1, row.i + c.T_k - c.T_q) : c.T_k - 1;
-    if (last < 0) return;  // no visible key: zeros, lse = -inf
-    std::vector<double> q(D), s(last + 1);
+    const VisibleKeys keys = visible_keys(c, row.i);
+    if (keys.count() == 0) return;  // no visible key: zeros, lse = -inf
+    std::vector<double> q(D), s(static_cast<std::size_t>(keys.count()));
     for (std::int64_t d = 0; d < D; ++d) q[d] = stored_input(c, 1, row.b, row.h, row.i, d);
     double m = -std::numeric_limits<double>::infinity();
-    for (std::int64_t j = 0; j <= last; ++j) {
+    for (std::int64_t j = keys.first; j <= keys.last; ++j) {
       double acc = 0;
       for (std::int64_t d = 0; d < D; ++d) acc += q[d] * stored_input(c, 2, row.b, hk, j, d);
-      s[j] = acc * scale;
-      m = std::max(m, s[j]);
+      s[j - keys.first] = acc * scale;
+      m = std::max(m, s[j - keys.first]);
     }
     double l = 0;
-    for (std::int64_t j = 0; j <= last; ++j) {
-      s[j] = std::exp(s[j] - m);
-      l += s[j];
+    for (double& x : s) {
+      x = std::exp(x - m);
+      l += x;
     }
     double* o = &out[r * D];
-    for (std::int64_t j = 0; j <= last; ++j) {
-      const double p = s[j] / l;
+    for (std::int64_t j = keys.first; j <= keys.last; ++j) {
+      const double p = s[j - keys.first] / l;
       for (std::int64_t d = 0; d < D; ++d) o[d] += p * stored_input(c, 3, row.b, hk, j, d);
     }
     lse[r] = m + std::log(l);

@@ -18,8 +18,16 @@ struct RowRef {
 
 // All rows when B*H*T_q <= max_rows; otherwise a deterministic sample of at most max_rows
 // rows spread over a few (batch, head) pairs, always including the first and last row of each
-// sampled head (the causal diagonal's corners and the masked tail).
+// sampled head (the causal diagonal's corners, the masked tail, a window's edges).
 std::vector<RowRef> sample_rows(const Case& c, int max_rows, std::uint64_t seed);
+
+// The keys query row i sees, first .. last (bottom-right aligned causal mask and sliding
+// window intersected, core/attention_mask.h); empty (count 0) for a row that sees none.
+struct VisibleKeys {
+  std::int64_t first = 0, last = -1;
+  std::int64_t count() const { return last >= first ? last - first + 1 : 0; }
+};
+VisibleKeys visible_keys(const Case& c, std::int64_t i);
 
 // The stored (rounded) input element as a float, for tensor q/k/v/dO at logical [b, h, t, d]
 // (dO, the training modes' incoming gradient, is shaped like Q).

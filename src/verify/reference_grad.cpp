@@ -35,32 +35,36 @@ HeadKV load_head(const Case& c, std::int64_t b, std::int64_t hk) {
 // Everything the backward needs of one query row: its inputs, P over its visible keys, dP,
 // and D_i.
 struct RowGrad {
-  std::vector<double> q, d_o, p, dp;  // p, dp: [visible]
+  std::vector<double> q, d_o, p, dp;  // p, dp: [key - keys.first] over the visible keys
   double di = 0;
-  std::int64_t visible = 0;  // keys 0 .. visible-1
+  VisibleKeys keys;
+  // Index of key j in p and dp; -1 when the row does not see it.
+  std::int64_t at(std::int64_t j) const {
+    return j >= keys.first && j <= keys.last ? j - keys.first : -1;
+  }
 };
 
 void row_grad(const Case& c, const HeadKV& kv, std::int64_t b, std::int64_t h, std::int64_t i,
               RowGrad& g) {
   const std::int64_t D = c.D;
   const double scale = 1.0 / std::sqrt(static_cast<double>(D));
-  const std::int64_t last = c.causal ? std::min(c.T_k - 1, i + c.T_k - c.T_q) : c.T_k - 1;
-  g.visible = last + 1 > 0 ? last + 1 : 0;
+  g.keys = visible_keys(c, i);
+  const std::int64_t visible = g.keys.count();
   g.q.resize(static_cast<std::size_t>(D));
   g.d_o.resize(static_cast<std::size_t>(D));
   for (std::int64_t d = 0; d < D; ++d) {
     g.q[d] = stored_input(c, kQ, b, h, i, d);
     g.d_o[d] = stored_input(c, kDO, b, h, i, d);
   }
-  g.p.assign(static_cast<std::size_t>(g.visible), 0.0);
-  g.dp.assign(static_cast<std::size_t>(g.visible), 0.0);
+  g.p.assign(static_cast<std::size_t>(visible), 0.0);
+  g.dp.assign(static_cast<std::size_t>(visible), 0.0);
   g.di = 0;
-  if (g.visible == 0) return;  // no visible key: O = 0, nothing flows back
+  if (visible == 0) return;  // no visible key: O = 0, nothing flows back
   double m = -std::numeric_limits<double>::infinity();
-  for (std::int64_t j = 0; j < g.visible; ++j) {
+  for (std::int64_t j = 0; j < visible; ++j) {
     double s = 0, dp = 0;
-    const double* kj = &kv.k[j * D];
-    const double* vj = &kv.v[j * D];
+    const double* kj = &kv.k[(g.keys.first + j) * D];
+    const double* vj = &kv.v[(g.keys.first + j) * D];
     for (std::int64_t d = 0; d < D; ++d) {
       s += g.q[d] * kj[d];
       dp += g.d_o[d] * vj[d];
@@ -70,12 +74,12 @@ void row_grad(const Case& c, const HeadKV& kv, std::int64_t b, std::int64_t h, s
     m = std::max(m, g.p[j]);
   }
   double l = 0;
-  for (std::int64_t j = 0; j < g.visible; ++j) {
+  for (std::int64_t j = 0; j < visible; ++j) {
     g.p[j] = std::exp(g.p[j] - m);
     l += g.p[j];
   }
   // D_i = dO . O = sum_j P_ij (dO . V_j) = sum_j P_ij dP_ij.
-  for (std::int64_t j = 0; j < g.visible; ++j) {
+  for (std::int64_t j = 0; j < visible; ++j) {
     g.p[j] /= l;
     g.di += g.p[j] * g.dp[j];
   }
@@ -113,9 +117,10 @@ void reference_dq(const Case& c, const std::vector<RowRef>& rows, std::vector<do
     RowGrad g;
     row_grad(c, kv, row.b, row.h, row.i, g);
     double* out = &dq[r * D];
-    for (std::int64_t j = 0; j < g.visible; ++j) {
-      const double ds = g.p[j] * (g.dp[j] - g.di);
-      for (std::int64_t d = 0; d < D; ++d) out[d] += scale * ds * kv.k[j * D + d];
+    for (std::int64_t x = 0; x < g.keys.count(); ++x) {
+      const double ds = g.p[x] * (g.dp[x] - g.di);
+      const double* kj = &kv.k[(g.keys.first + x) * D];
+      for (std::int64_t d = 0; d < D; ++d) out[d] += scale * ds * kj[d];
     }
   });
 }
@@ -146,12 +151,12 @@ void reference_dkdv_head(const Case& c, std::int64_t b, std::int64_t hk,
     RowGrad g;
     row_grad(c, kv, b, h, i, g);
     for (std::size_t s = 0; s < picked.size(); ++s) {
-      const std::int64_t j = keys[picked[s]].j;
-      if (j >= g.visible) continue;
-      const double ds = g.p[j] * (g.dp[j] - g.di);
+      const std::int64_t x = g.at(keys[picked[s]].j);
+      if (x < 0) continue;
+      const double ds = g.p[x] * (g.dp[x] - g.di);
       for (std::int64_t d = 0; d < D; ++d) {
         pk[s * D + d] += scale * ds * g.q[d];
-        pv[s * D + d] += g.p[j] * g.d_o[d];
+        pv[s * D + d] += g.p[x] * g.d_o[d];
       }
     }
   });

@@ -34,15 +34,32 @@ struct Shape {
   DType dtype = DType::bf16;
   int D = 64;
   bool causal = false;
+  SlidingWindow window;  // {-1, -1}: none
   int B = 1, H = 2, H_kv = 2, T_q = 1, T_k = 1;
   Layout layout = Layout::bhsd;
 };
 
 inline std::string describe(const Shape& s) {
   return std::string(to_string(s.dtype)) + " D=" + std::to_string(s.D) +
-         (s.causal ? " causal" : "") + " B=" + std::to_string(s.B) + " H=" + std::to_string(s.H) +
-         "/" + std::to_string(s.H_kv) + " Tq=" + std::to_string(s.T_q) +
-         " Tk=" + std::to_string(s.T_k) + " " + std::string(to_string(s.layout));
+         (s.causal ? " causal" : "") +
+         (s.window.bounded() ? " window [" + std::to_string(s.window.left) + ", " +
+                                   std::to_string(s.window.right) + "]"
+                             : "") +
+         " B=" + std::to_string(s.B) + " H=" + std::to_string(s.H) + "/" + std::to_string(s.H_kv) +
+         " Tq=" + std::to_string(s.T_q) + " Tk=" + std::to_string(s.T_k) + " " +
+         std::string(to_string(s.layout));
+}
+
+// Keys first .. last that query row i sees (last < first: none), written out from the rule
+// (bottom-right aligned causal mask and sliding window, intersected) rather than taken from
+// the kernels' helper, so the reference checks the rule instead of repeating its code.
+inline std::pair<int, int> visible_key_range(const Shape& s, int i) {
+  const std::int64_t diag = s.T_k - s.T_q;
+  std::int64_t first = 0, last = s.T_k - 1;
+  if (s.window.left >= 0) first = std::max<std::int64_t>(first, i + diag - s.window.left);
+  if (s.window.right >= 0) last = std::min<std::int64_t>(last, i + diag + s.window.right);
+  if (s.causal) last = std::min<std::int64_t>(last, i + diag);
+  return {static_cast<int>(first), static_cast<int>(std::max<std::int64_t>(last, first - 1))};
 }
 
 // A [B, heads, seq, D] tensor on the host in float64, logical (b, h, i, d) order.
@@ -89,7 +106,6 @@ inline Grads reference(const Shape& s, const HostTensor& q, const HostTensor& k,
   std::fill(g.dv.v.begin(), g.dv.v.end(), 0.0);
   const double scale = 1.0 / std::sqrt(static_cast<double>(s.D));
   const int group = s.H / s.H_kv;
-  const int diag = s.T_k - s.T_q;
   // Per query head: its own dK/dV contribution, summed into the KV head afterwards.
   std::vector<HostTensor> dk_part(s.B * s.H), dv_part(s.B * s.H);
   auto one_head = [&](int bh) {
@@ -100,30 +116,30 @@ inline Grads reference(const Shape& s, const HostTensor& q, const HostTensor& k,
     dvp = dkp;
     std::vector<double> p(s.T_k), dp(s.T_k), o(s.D);
     for (int i = 0; i < s.T_q; ++i) {
-      const int last = s.causal ? std::min(s.T_k - 1, i + diag) : s.T_k - 1;
-      if (last < 0) continue;  // sees no key: zero output, zero gradient
+      const auto [first, last] = visible_key_range(s, i);
+      if (last < first) continue;  // sees no key: zero output, zero gradient
       double mx = -INFINITY;
-      for (int j = 0; j <= last; ++j) {
+      for (int j = first; j <= last; ++j) {
         double acc = 0;
         for (int d = 0; d < s.D; ++d) acc += q.at(b, h, i, d) * k.at(b, hk, j, d);
         p[j] = acc * scale;
         mx = std::max(mx, p[j]);
       }
       double sum = 0;
-      for (int j = 0; j <= last; ++j) sum += (p[j] = std::exp(p[j] - mx));
+      for (int j = first; j <= last; ++j) sum += (p[j] = std::exp(p[j] - mx));
       std::fill(o.begin(), o.end(), 0.0);
-      for (int j = 0; j <= last; ++j) {
+      for (int j = first; j <= last; ++j) {
         p[j] /= sum;
         for (int d = 0; d < s.D; ++d) o[d] += p[j] * v.at(b, hk, j, d);
       }
       double di = 0;
       for (int d = 0; d < s.D; ++d) di += d_o.at(b, h, i, d) * o[d];
-      for (int j = 0; j <= last; ++j) {
+      for (int j = first; j <= last; ++j) {
         double acc = 0;
         for (int d = 0; d < s.D; ++d) acc += d_o.at(b, h, i, d) * v.at(b, hk, j, d);
         dp[j] = p[j] * (acc - di);  // dS
       }
-      for (int j = 0; j <= last; ++j) {
+      for (int j = first; j <= last; ++j) {
         for (int d = 0; d < s.D; ++d) {
           g.dq.at(b, h, i, d) += scale * dp[j] * k.at(b, hk, j, d);
           dkp.at(0, 0, j, d) += scale * dp[j] * q.at(b, h, i, d);
@@ -251,6 +267,8 @@ inline void make_problem(const Shape& s, Problem& pr) {
   f.B = s.B, f.H = s.H, f.H_kv = s.H_kv, f.T_q = s.T_q, f.T_k = s.T_k, f.D = s.D;
   f.scale = 1.0f / std::sqrt(static_cast<float>(s.D));
   f.causal = s.causal;
+  f.window_left = static_cast<int>(s.window.left);
+  f.window_right = static_cast<int>(s.window.right);
   f.dtype = kdt;
   pr.p.d_o = pr.d_o->ptr, pr.p.d_q = pr.dq->ptr, pr.p.d_k = pr.dk->ptr, pr.p.d_v = pr.dv->ptr;
 }
@@ -316,6 +334,30 @@ void odd_length_sweep(DType dtype, int D, Run&& run) {
   }
 }
 
+// Sliding windows (issue 20) for one (dtype, D): lengths 1, 17 and 1000, 17 vs 1000 both ways
+// (keys that no row sees get zero dK and dV; rows that see no key contribute nothing), widths
+// 0, one-sided, two-sided and wider than T, alone and intersected with causal; GQA and bshd on
+// some. `run` takes the shape and does the whole check.
+template <typename Run>
+void window_sweep(DType dtype, int D, Run&& run) {
+  const SlidingWindow windows[] = {{0, 0}, {3, -1}, {-1, 5}, {16, 16}, {2000, 2000}, {200, 100}};
+  const std::pair<int, int> lengths[] = {{1, 1}, {17, 17}, {1000, 1000}, {17, 1000}, {1000, 17}};
+  int n = 0;
+  for (const SlidingWindow& w : windows) {
+    for (auto [tq, tk] : lengths) {
+      for (bool causal : {false, true}) {
+        if (std::max(tq, tk) > max_test_length()) continue;
+        Shape s;
+        s.dtype = dtype, s.D = D, s.causal = causal, s.window = w, s.T_q = tq, s.T_k = tk;
+        if (n % 3 == 1) s.H = 4, s.H_kv = 2;  // grouped-query heads
+        if (n % 4 == 2) s.layout = Layout::bshd;
+        ++n;
+        run(s);
+      }
+    }
+  }
+}
+
 // bshd with T_q != T_k under the causal mask, D = 64, 128, 256, both dtypes and masks.
 inline std::vector<Shape> bshd_shapes() {
   std::vector<Shape> out;
@@ -366,6 +408,15 @@ inline std::vector<DtypeDim> fa2_dtype_dims() {
   std::vector<DtypeDim> out;
   for (DType dt : {DType::fp16, DType::bf16}) {
     for (int D : Fa2HeadDims::kValues) out.push_back({dt, D});
+  }
+  return out;
+}
+
+// Head dims that are multiples of 8 but not of 32 (issue 20: naive takes every one up to 256).
+inline std::vector<DtypeDim> multiple_of_8_dtype_dims() {
+  std::vector<DtypeDim> out;
+  for (DType dt : {DType::fp16, DType::bf16}) {
+    for (int D : {8, 40, 80, 112, 200}) out.push_back({dt, D});
   }
   return out;
 }

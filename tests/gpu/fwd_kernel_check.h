@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The float64 check of a forward kernel, shared by the fa2 and fa3 kernel tests: fresh random
-// inputs, O and LSE poisoned with NaN bytes first, sampled rows against the float64 reference.
+// inputs, O and LSE poisoned with NaN bytes first, sampled rows against the float64 reference
+// (causal masking and sliding windows included).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -30,15 +31,20 @@ struct Shape {
   DType dtype = DType::bf16;
   int D = 64;
   bool causal = false;
+  SlidingWindow window;  // {-1, -1}: none
   std::int64_t B = 1, H = 2, H_kv = 2, T_q = 1, T_k = 1;
   Layout layout = Layout::bhsd;
 };
 
 inline std::string describe(const Shape& s) {
   return std::string(to_string(s.dtype)) + " D=" + std::to_string(s.D) +
-         (s.causal ? " causal" : "") + " B=" + std::to_string(s.B) + " H=" + std::to_string(s.H) +
-         "/" + std::to_string(s.H_kv) + " Tq=" + std::to_string(s.T_q) +
-         " Tk=" + std::to_string(s.T_k) + " " + std::string(to_string(s.layout));
+         (s.causal ? " causal" : "") +
+         (s.window.bounded() ? " window [" + std::to_string(s.window.left) + ", " +
+                                   std::to_string(s.window.right) + "]"
+                             : "") +
+         " B=" + std::to_string(s.B) + " H=" + std::to_string(s.H) + "/" + std::to_string(s.H_kv) +
+         " Tq=" + std::to_string(s.T_q) + " Tk=" + std::to_string(s.T_k) + " " +
+         std::string(to_string(s.layout));
 }
 
 // bf16 keeps 8 mantissa bits, fp16 11; outputs are convex combinations of N(0,1) values, so
@@ -68,6 +74,7 @@ inline void run_and_check(const FwdKernel& kernel, const Shape& s) {
   c.D = s.D;
   c.dtype = s.dtype;
   c.causal = s.causal;
+  c.window = s.window;
   c.layout = s.layout;
   c.measure.seed = 1234 + static_cast<std::uint64_t>(s.D * 7 + s.T_q * 13 + s.T_k);
   const KernelDType kdt = s.dtype == DType::bf16 ? KernelDType::bf16 : KernelDType::fp16;
@@ -108,6 +115,8 @@ inline void run_and_check(const FwdKernel& kernel, const Shape& s) {
   p.T_q = static_cast<int>(s.T_q), p.T_k = static_cast<int>(s.T_k), p.D = s.D;
   p.scale = 1.0f / std::sqrt(static_cast<float>(s.D));
   p.causal = s.causal;
+  p.window_left = static_cast<int>(s.window.left);
+  p.window_right = static_cast<int>(s.window.right);
   p.dtype = kdt;
   std::string why;
   ASSERT_TRUE(kernel.supported(p, &why)) << why;
@@ -191,6 +200,35 @@ inline void odd_length_sweep(const FwdKernel& kernel, DType dtype, int D) {
       s.T_q = tq;
       s.T_k = tk;
       run_and_check(kernel, s);
+    }
+  }
+}
+
+// Sliding windows (issue 20) for one (dtype, D): lengths 1, 17 and 1000, T_q != T_k both ways
+// (T_q > T_k: the top rows see no key, zeros and LSE -inf), widths 0, one-sided, two-sided,
+// wider than T, alone and intersected with causal; bshd and GQA on some of them.
+inline void window_sweep(const FwdKernel& kernel, DType dtype, int D) {
+  const SlidingWindow windows[] = {{0, 0}, {3, -1}, {-1, 5}, {16, 16}, {2000, 2000}, {200, 100}};
+  const std::pair<std::int64_t, std::int64_t> lengths[] = {{1, 1},     {17, 17},   {1000, 1000},
+                                                           {17, 1000}, {1000, 17}, {1, 1000}};
+  int n = 0;
+  for (const SlidingWindow& w : windows) {
+    for (auto [tq, tk] : lengths) {
+      for (bool causal : {false, true}) {
+        if (std::max(tq, tk) > max_test_length()) continue;
+        Shape s;
+        s.dtype = dtype;
+        s.D = D;
+        s.causal = causal;
+        s.window = w;
+        s.T_q = tq;
+        s.T_k = tk;
+        s.B = 2;
+        if (n % 3 == 1) s.H = 4, s.H_kv = 2;  // grouped-query heads
+        if (n % 4 == 2) s.layout = Layout::bshd;
+        ++n;
+        run_and_check(kernel, s);
+      }
     }
   }
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // FA2 backward kernel against a float64 reference (bwd_reference.h): every (dtype, D) at T =
-// 1, 17, 1000 causal and not; T = 4097; T_q != T_k both ways (bottom-right causal, rows that
-// see no key); bshd; grouped-query heads (dK, dV summed over a group). O and LSE come from our
+// 1, 17, 1000 causal and not, and under sliding windows; T = 4097; T_q != T_k both ways
+// (bottom-right causal, rows that see no key); bshd; grouped-query heads (dK, dV summed over a
+// group). O and LSE come from our
 // forward; dQ, dK, dV and the workspace are poisoned with NaN bytes first. Every test skips
 // when no CUDA device is present.
 #include <cuda_runtime.h>
@@ -35,6 +36,11 @@ TEST_P(Fa2BwdSweep, OddLengthsBothMasks) {
   bwd_test::odd_length_sweep(GetParam().dtype, GetParam().D, run_and_check);
 }
 
+// Windows on every backward tile (each D has its own key and query block sizes).
+TEST_P(Fa2BwdSweep, SlidingWindows) {
+  bwd_test::window_sweep(GetParam().dtype, GetParam().D, run_and_check);
+}
+
 INSTANTIATE_TEST_SUITE_P(AllDims, Fa2BwdSweep, ::testing::ValuesIn(bwd_test::fa2_dtype_dims()),
                          bwd_test::sweep_name);
 
@@ -52,6 +58,19 @@ TEST_F(Fa2Bwd, LongSequence) {
       s.T_q = s.T_k = 4097;
       run_and_check(s);
     }
+  }
+}
+
+// A window much smaller than T: each key block visits a few query blocks of the 4097 rows.
+TEST_F(Fa2Bwd, SmallWindowOnALongSequence) {
+  if (4097 > bwd_test::max_test_length()) GTEST_SKIP() << "FA2BENCH_TEST_MAX_T";
+  for (bool causal : {false, true}) {
+    Shape s;
+    s.dtype = DType::bf16, s.D = 128, s.causal = causal, s.H = 2, s.H_kv = 1;
+    s.window = {100, causal ? -1 : 37};
+    s.T_q = 3000;
+    s.T_k = 4097;
+    run_and_check(s);
   }
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // FA2 forward kernel against the float64 reference: every (dtype, D, causal) at T = 1, 17, 127,
-// 1000, 4097; T_q != T_k both ways; bshd; GQA; a grid beyond 65535 CTAs; the support rules.
+// 1000, 4097; T_q != T_k both ways; sliding windows (every (dtype, D), with and without causal);
+// bshd; GQA; a grid beyond 65535 CTAs; the support rules.
 // O and LSE are poisoned with NaN bytes first, so any element the kernel fails to write shows.
 // Every test skips when no CUDA device is present.
 #include <cuda_runtime.h>
@@ -65,6 +66,12 @@ std::vector<DtypeDim> all_dtype_dims() {
 INSTANTIATE_TEST_SUITE_P(AllDims, Fa2KernelSweep, ::testing::ValuesIn(all_dtype_dims()),
                          sweep_name);
 
+// Windows on every tile: each (dtype, D) has its own block sizes, so the first / last key block
+// of a window and the masked edges land differently in each.
+TEST_P(Fa2KernelSweep, SlidingWindows) {
+  fwd_check::window_sweep(kFa2, GetParam().dtype, GetParam().D);
+}
+
 TEST_F(Fa2Kernel, BshdLayout) {
   for (DType dt : {DType::fp16, DType::bf16}) {
     for (int D : {64, 128, 256}) {
@@ -112,6 +119,25 @@ TEST_F(Fa2Kernel, DecodeLikeSingleQuery) {
   s.T_k = 4097;
   s.causal = true;  // bottom-right: the single query sees every key
   run_and_check(s);
+}
+
+// A window much smaller than T: most key blocks of every CTA are skipped, across several
+// (batch, head) pairs and m-blocks, with a window not aligned to any block size.
+TEST_F(Fa2Kernel, SmallWindowOnALongSequence) {
+  if (8192 > fwd_check::max_test_length()) GTEST_SKIP() << "FA2BENCH_TEST_MAX_T";
+  for (bool causal : {false, true}) {
+    Shape s;
+    s.dtype = DType::bf16;
+    s.D = 128;
+    s.causal = causal;
+    s.window = {100, causal ? -1 : 37};
+    s.B = 2;
+    s.H = 4;
+    s.H_kv = 2;
+    s.T_q = 5000;
+    s.T_k = 8192;
+    run_and_check(s);
+  }
 }
 
 TEST_F(Fa2Kernel, GridBeyond65535Blocks) {

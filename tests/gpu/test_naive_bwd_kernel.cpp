@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Naive (materialising) backward against the float64 reference (bwd_reference.h): every
-// (dtype, D) at T = 1, 17, 1000 causal and not, T_q != T_k both ways, T = 4097, bshd, GQA
-// (H_kv = 2 and 1), a B*H_kv beyond the grid's y limit, and the support rules. O and the saved
+// (dtype, D) at T = 1, 17, 1000 causal and not, and under sliding windows, T_q != T_k both
+// ways, T = 4097, head dims that are multiples of 8 but not of 32, bshd, GQA (H_kv = 2 and 1),
+// a B*H_kv beyond the grid's y limit, and the support rules. O and the saved
 // P come from naive_attention; both workspaces are poisoned with NaN bytes first, so a stage
 // reading P, dP or dS that nobody wrote shows, as do unwritten gradients. Every test skips
 // when no CUDA device is present.
@@ -52,6 +53,9 @@ TEST_P(NaiveBwdSweep, OddLengthsBothMasks) {
 
 INSTANTIATE_TEST_SUITE_P(AllDims, NaiveBwdSweep, ::testing::ValuesIn(bwd_test::all_dtype_dims()),
                          bwd_test::sweep_name);
+INSTANTIATE_TEST_SUITE_P(MultipleOf8Dims, NaiveBwdSweep,
+                         ::testing::ValuesIn(bwd_test::multiple_of_8_dtype_dims()),
+                         bwd_test::sweep_name);
 
 class NaiveBwd : public ::testing::Test {
  protected:
@@ -66,6 +70,15 @@ TEST_F(NaiveBwd, LongSequence) {
     s.T_q = s.T_k = 4097;
     run_and_check(s);
   }
+}
+
+// Sliding windows: naive's tiles do not depend on D, so a few (dtype, D) cover them, one of
+// them not a multiple of 32. The workspaces are poisoned, so the S and dP tiles the QK GEMM
+// skips before a window must never be read as values.
+TEST_F(NaiveBwd, SlidingWindows) {
+  bwd_test::window_sweep(DType::fp16, 64, run_and_check);
+  bwd_test::window_sweep(DType::bf16, 128, run_and_check);
+  bwd_test::window_sweep(DType::bf16, 40, run_and_check);
 }
 
 TEST_F(NaiveBwd, BshdLayout) {
@@ -102,7 +115,9 @@ TEST_F(NaiveBwd, SupportRulesAndWorkspace) {
   EXPECT_FALSE(naive_bwd_supported(p, &why));
   EXPECT_NE(why.find("fp32"), std::string::npos) << why;
   f.dtype = KernelDType::fp16;
-  f.D = 80;
+  f.D = 80;  // a multiple of 8: supported since issue 20
+  EXPECT_TRUE(naive_bwd_supported(p, &why)) << why;
+  f.D = 84;
   EXPECT_FALSE(naive_bwd_supported(p, &why));
   EXPECT_EQ(naive_attention_bwd(p, nullptr, nullptr, nullptr), cudaErrorInvalidValue);
 }

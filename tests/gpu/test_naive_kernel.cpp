@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Naive (materialising) attention kernels against the float64 reference: every (dtype, D,
-// causal) at odd and even lengths, T_q != T_k both ways, bshd, GQA, a B*H beyond the grid's
-// y limit, and the support rules. Every test skips when no CUDA device is present.
+// causal) at odd and even lengths, T_q != T_k both ways, sliding windows, head dims that are
+// multiples of 8 but not of 32, bshd, GQA, a B*H beyond the grid's y limit, and the support
+// rules. Every test skips when no CUDA device is present.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/device_utils.h"
@@ -75,6 +77,8 @@ void setup(Problem& pr) {
   p.T_q = static_cast<int>(c.T_q), p.T_k = static_cast<int>(c.T_k), p.D = static_cast<int>(c.D);
   p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(c.D)));  // as the reference
   p.causal = c.causal;
+  p.window_left = static_cast<int>(c.window.left);
+  p.window_right = static_cast<int>(c.window.right);
   p.dtype = kernel_dtype(c.dtype);
   pr.ws = std::make_unique<DeviceBuffer>(naive_workspace_bytes(p));
 }
@@ -233,6 +237,48 @@ TEST(NaiveKernel, QueriesMoreThanKeys) {
   }
 }
 
+// Sliding windows (issue 20): lengths 1, 17 and 1000, T_q != T_k both ways (rows that see no
+// key: zeros, LSE -inf), widths 0, one-sided, two-sided and wider than T, with and without
+// causal. The workspace is poisoned, so the S tiles the QK GEMM skips before a window must
+// never be read as values.
+TEST(NaiveKernel, SlidingWindows) {
+  FA2B_REQUIRE_GPU();
+  const SlidingWindow windows[] = {{0, 0}, {3, -1}, {-1, 5}, {16, 16}, {2000, 2000}, {200, 100}};
+  const std::pair<std::int64_t, std::int64_t> lengths[] = {{1, 1},     {17, 17},   {1000, 1000},
+                                                           {17, 1000}, {1000, 17}, {1, 1000}};
+  int n = 0;
+  for (const SlidingWindow& w : windows) {
+    for (auto [tq, tk] : lengths) {
+      for (bool causal : {false, true}) {
+        const DType dt = n % 2 ? DType::bf16 : DType::fp16;
+        const std::int64_t D = n % 3 == 0 ? 64 : n % 3 == 1 ? 128 : 96;
+        Case c = make_case(dt, D, causal, tq, tk, 2, n % 4 == 1 ? 4 : 2, 2,
+                           n % 4 == 2 ? Layout::bshd : Layout::bhsd);
+        c.window = w;
+        ++n;
+        SCOPED_TRACE("window [" + std::to_string(w.left) + ", " + std::to_string(w.right) + "]");
+        run_case(c);
+      }
+    }
+  }
+}
+
+// Every head dim that is a multiple of 8 (issue 20): the GEMMs' last 32-wide chunk of D is
+// zero-filled and the stores stop at D.
+TEST(NaiveKernel, HeadDimsMultipleOfEight) {
+  FA2B_REQUIRE_GPU();
+  int n = 0;
+  for (std::int64_t D : {8, 40, 80, 112, 200, 248}) {
+    for (std::int64_t T : {17, 1000}) {
+      Case c = make_case(n % 2 ? DType::bf16 : DType::fp16, D, n % 3 == 1, T, T + 3 * (n % 2));
+      if (n % 3 == 2) c.window = {9, 4};
+      ++n;
+      run_case(c);
+    }
+  }
+  run_case(make_case(DType::fp16, 40, true, 300, 300, 2, 3, 3, Layout::bshd));
+}
+
 TEST(NaiveKernel, BshdLayout) {
   FA2B_REQUIRE_GPU();
   for (bool causal : {false, true}) {
@@ -264,9 +310,14 @@ TEST(NaiveKernel, SupportRules) {
   EXPECT_EQ(why, "fp32 is not supported by naive (use fp16 or bf16)");
   p.dtype = KernelDType::bf16;
   EXPECT_TRUE(naive_supported(p, &why)) << why;
-  for (int D : {16, 48, 80, 288}) {
+  for (int D : {8, 16, 40, 48, 80, 112, 200, 256}) {
+    p.D = D;
+    EXPECT_TRUE(naive_supported(p, &why)) << D << ": " << why;
+  }
+  for (int D : {4, 12, 36, 100, 264, 288}) {
     p.D = D;
     EXPECT_FALSE(naive_supported(p, &why)) << D;
+    EXPECT_NE(why.find("multiples of 8 from 8 to 256"), std::string::npos) << why;
   }
   p.D = 64;
   p.H = 3, p.H_kv = 2;

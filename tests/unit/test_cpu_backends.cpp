@@ -258,6 +258,51 @@ TEST(CpuBackends, GroupedQueryHeads) {
   check_both(make_case(1, 4, 2, 90, 40, 32, DType::fp32, false, Layout::bhsd), 1 << 20);
 }
 
+// Sliding windows (flash-attention's window_size, bottom-right aligned; issue 20): lengths 1, 17
+// and 1000, T_q != T_k both ways (T_q > T_k leaves rows that see no key: zeros, LSE -inf),
+// widths 0, one-sided, two-sided and wider than T, alone and intersected with causal, GQA.
+const SlidingWindow kWindows[] = {{0, 0}, {3, -1}, {-1, 5}, {16, 16}, {2000, 2000}};
+
+TEST(CpuBackends, SlidingWindowsOnOddShapes) {
+  struct Lengths {
+    std::int64_t T_q, T_k;
+  };
+  const Lengths lengths[] = {{1, 1}, {17, 17}, {1000, 1000}, {17, 100}, {100, 17}, {1, 1000}};
+  std::size_t n = 0;
+  for (const Lengths& t : lengths)
+    for (const SlidingWindow& w : kWindows)
+      for (bool causal : {false, true}) {
+        Case c = make_case(1, 2, 1, t.T_q, t.T_k, 64, kDTypes[n % 3], causal, kLayouts[n / 3 % 2]);
+        c.window = w;
+        ++n;
+        check_both(c, t.T_q >= 1000 ? 256 : 1 << 20);
+      }
+}
+
+TEST(CpuBackends, SlidingWindowRowsThatSeeNoKeyAreZero) {
+  // T_q = 100 > T_k = 17 with right bound 5: rows i < 78 see no key.
+  Case c = make_case(1, 1, 1, 100, 17, 32, DType::fp32, false, Layout::bhsd);
+  c.window = {-1, 5};
+  const Reference ref = make_reference(c, 1 << 20);
+  ASSERT_TRUE(std::isinf(ref.lse[77]));
+  ASSERT_FALSE(std::isinf(ref.lse[78]));
+  run_and_check("cpu-naive", c, ref);
+  run_and_check("cpu-flash", c, ref);
+}
+
+// Every head dim that is a multiple of 8 (issue 20): D = 8, 40, 80, 112, 200, full, causal and
+// windowed (the CPU target takes any D; these are the ones the GPU kernels pad or refuse).
+TEST(CpuBackends, HeadDimsMultipleOfEight) {
+  std::size_t n = 0;
+  for (std::int64_t D : {8, 40, 80, 112, 200})
+    for (int mask = 0; mask < 3; ++mask) {
+      Case c = make_case(2, 2, 1, 65, 90, D, kDTypes[n % 3], mask == 1, kLayouts[n % 2]);
+      if (mask == 2) c.window = {7, 7};
+      ++n;
+      check_both(c, 1 << 20);
+    }
+}
+
 TEST(CpuBackends, SupportsAndRejects) {
   for (const char* name : {"cpu-naive", "cpu-flash"}) {
     auto be =

@@ -36,9 +36,9 @@ class ToyRows final : public Backend {
         const int hk = cpu::kv_head(p, h);
         for (std::int64_t i = 0; i < p.T_q; ++i) {
           cpu::load_row(p.q, cpu::q_offset(p, b, h, i), p.D, p.dtype, q.data());
-          const std::int64_t last = cpu::last_visible_key(p, i);
+          const std::int64_t first = first_visible_key(p, i), last = last_visible_key(p, i);
           float max = -INFINITY;
-          for (std::int64_t j = 0; j <= last; ++j) {
+          for (std::int64_t j = first; j <= last; ++j) {
             cpu::load_row(p.k, cpu::k_offset(p, b, hk, j), p.D, p.dtype, k.data());
             float dot = 0;
             for (int d = 0; d < p.D; ++d) dot += q[d] * k[d];
@@ -47,7 +47,7 @@ class ToyRows final : public Backend {
           }
           float sum = 0;
           std::fill(o.begin(), o.end(), 0.0f);
-          for (std::int64_t j = 0; j <= last; ++j) {
+          for (std::int64_t j = first; j <= last; ++j) {
             const float e = std::exp(s[j] - max);
             sum += e;
             cpu::load_row(p.v, cpu::v_offset(p, b, hk, j), p.D, p.dtype, v.data());

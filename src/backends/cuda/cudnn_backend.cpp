@@ -42,6 +42,13 @@ class CudnnBackend final : public Backend {
 
   Support supports(const Case& c, const TargetInfo& t) const override {
     if (!t.cuda) return Support::no("cudnn needs the cuda target");
+    // Before loading cuDNN: the refusal is ours, whatever library this machine has.
+    const Support window = no_window_support(
+        c, name(),
+        "our graphs (cudnn/sdpa_graph.cpp, sdpa_bwd_graph.cpp) build the causal mask only; "
+        "cuDNN's SDPA takes a sliding window (cudnn-frontend's diagonal band left bound) but this "
+        "backend does not build that mask yet");
+    if (!window.ok) return window;
     std::string why;
     const CudnnApi* api = cudnn_api(&why);
     if (api == nullptr) return Support::no(fmt::format("cuDNN not found ({})", why));
@@ -220,6 +227,13 @@ class CudnnBackend final : public Backend {
   bool on_device() const override { return true; }
   Support supports(const Case&, const TargetInfo& t) const override {
     if (!t.cuda) return Support::no("cudnn needs the cuda target");
+    // Before loading cuDNN: the refusal is ours, whatever library this machine has.
+    const Support window = no_window_support(
+        c, name(),
+        "our graphs (cudnn/sdpa_graph.cpp, sdpa_bwd_graph.cpp) build the causal mask only; "
+        "cuDNN's SDPA takes a sliding window (cudnn-frontend's diagonal band left bound) but this "
+        "backend does not build that mask yet");
+    if (!window.ok) return window;
     return Support::no("cuDNN not found (its headers were missing when fa2bench was built)");
   }
   void run(const AttnParams&, void*) override {}

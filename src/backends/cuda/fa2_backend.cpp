@@ -2,6 +2,7 @@
 #include <string>
 
 #include "backends/cuda/cuda_backends.h"
+#include "common/attn_mask.h"
 #include "fa2/fa2_bwd.h"
 #include "fa2/fa2_fwd.h"
 #include "fa2/fa2_fwd_launch.h"
@@ -22,9 +23,9 @@ class Fa2CudaBackend final : public Backend {
                                    runs_backward(c.mode) ? fa2_bwd_supported : fa2_fwd_supported);
     if (!s.ok) return s;
     // A tile that does not fit the device's shared memory per block is never launched.
-    const std::string why =
-        fa2_smem_unsupported_reason(static_cast<int>(c.D), c.causal, runs_backward(c.mode),
-                                    fa2_smem_limit_for(t.smem_per_block_optin));
+    const std::string why = fa2_smem_unsupported_reason(
+        static_cast<int>(c.D), attn_masked(shape_params(c)), runs_backward(c.mode),
+        fa2_smem_limit_for(t.smem_per_block_optin));
     return why.empty() ? s : Support::no(why);
   }
 

@@ -18,8 +18,12 @@ class Fa3CudaBackend final : public Backend {
   bool on_device() const override { return true; }
 
   Support supports(const Case& c, const TargetInfo& t) const override {
-    Support s = our_kernel_support(c, t, name(),
-                                   runs_backward(c.mode) ? fa3_bwd_supported : fa3_fwd_supported);
+    // First: whatever else this build or device lacks, a window is never fa3's.
+    Support s = no_window_support(
+        c, name(), "the Hopper kernels (kernels/fa3) mask causally only; fa2 runs windows");
+    if (!s.ok) return s;
+    s = our_kernel_support(c, t, name(),
+                           runs_backward(c.mode) ? fa3_bwd_supported : fa3_fwd_supported);
     if (!s.ok) return s;
     s = fa3_device_rule(t);
     if (!s.ok) return s;

@@ -67,6 +67,9 @@ class StandardCudaBackend final : public Backend {
   Support supports(const Case& c, const TargetInfo& t) const override {
     Support s = our_kernel_support(c, t, name());
     if (!s.ok) return s;
+    s = no_window_support(c, name(),
+                          "its softmax kernels (kernels/standard) apply the causal bound only");
+    if (!s.ok) return s;
     // cuBLAS takes m, n, k, leading dimensions and batch counts as 32-bit ints.
     constexpr std::int64_t kIntMax = 2147483647;
     const Strides q = tensor_strides(c.layout, c.H, c.T_q, c.D);
