@@ -33,6 +33,10 @@ bool fa3_fwd_supported(const AttnParams& p, std::string* why) {
   if (p.dtype != KernelDType::fp16 && p.dtype != KernelDType::bf16) {
     return support_fail(why, "fa3 supports fp16 and bf16 only");
   }
+  // The kernels mask causally and the T_k tail only (the backward takes these rules too).
+  if (p.window_left >= 0 || p.window_right >= 0) {
+    return support_fail(why, "fa3 has no sliding window (its kernels mask causally only)");
+  }
   if (!fa3_head_dim_supported(p.D)) {
     return support_fail(
         why, "head dim " + std::to_string(p.D) +

@@ -137,6 +137,10 @@ TEST(Fa3Support, Rules) {
     p.D = D;
     EXPECT_TRUE(fa3_fwd_supported(p, &why)) << D << ": " << why;
   }
+  p.window_left = 16;
+  EXPECT_FALSE(fa3_fwd_supported(p, &why));
+  EXPECT_NE(why.find("no sliding window"), std::string::npos) << why;
+  p.window_left = -1;
   // The copy engine's rules: 16-byte aligned bases, strides in whole 16-byte units.
   p.D = 128;
   p.k_row_stride = 132;
