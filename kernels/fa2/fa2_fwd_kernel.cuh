@@ -11,6 +11,12 @@
 // and the loop body after them is mask-free (under a sliding window the last few, at the window's
 // left edge, are masked again).
 //
+// The steps are named pieces the backward and the tuning variants share the vocabulary of:
+// qk_scores and pv_accumulate (fa2_fwd_gemm.cuh), tile_needs_mask and mask_scores
+// (fa2_fwd_mask.cuh), online_softmax (fa2_fwd_softmax.cuh); this file holds the CTA's geometry,
+// the loads, the pipeline around them and the epilogue (which stays inline: as a function it
+// shifted the register allocation of the 255-register tiles into spills, results/NOTES.md).
+//
 // kMasked: causal masking and / or a sliding window (common/attn_mask.h), the bounds read from
 // the params. Key tiles outside every row's window are never visited, so a small window costs
 // O(window) per CTA, not O(T_k): the key axis is re-based at the first tile any row of the CTA
@@ -30,6 +36,9 @@
 #include "common/cp_async.cuh"
 #include "common/mma.cuh"
 #include "common/smem_swizzle.cuh"
+#include "fa2/fa2_fwd_gemm.cuh"
+#include "fa2/fa2_fwd_mask.cuh"
+#include "fa2/fa2_fwd_softmax.cuh"
 #include "fa2/fa2_tile_io.cuh"
 #include "fa2/fa2_traits.h"
 
@@ -45,7 +54,6 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
   constexpr int kMT = Traits::kMTiles;
   constexpr int kNT = kBN / 8;  // 8-wide key tiles of S
   constexpr int kDT = kD / 8;   // 8-wide d tiles of O
-  constexpr int kKS = kD / 16;  // k-steps of Q*K^T
   constexpr int kPitch = Traits::kPitch;
   constexpr int kQRegs = Traits::kQRegSteps;
   constexpr int kQFrags = kQRegs > 0 ? kQRegs : 1;
@@ -179,77 +187,11 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
       }
 
       float s[kMT][kNT][4];
-#pragma unroll
-      for (int mi = 0; mi < kMT; ++mi) {
-#pragma unroll
-        for (int j = 0; j < kNT; ++j) {
-#pragma unroll
-          for (int e = 0; e < 4; ++e) s[mi][j][e] = 0.f;
-        }
-      }
+      qk_scores<Traits, T>(s, q_frag, q_ld, k_ld, kv_off);
 
-#pragma unroll
-      for (int ks = 0; ks < kKS; ++ks) {
-        std::uint32_t qa[kMT][4];
-#pragma unroll
-        for (int mi = 0; mi < kMT; ++mi) {
-          if (ks < kQRegs) {  // resolved at compile time once the ks loop is unrolled
-            // The clamp only keeps the index in bounds in the branch the compiler drops.
-#pragma unroll
-            for (int e = 0; e < 4; ++e) qa[mi][e] = q_frag[mi][ks < kQRegs ? ks : 0][e];
-          } else {
-            ldmatrix_x4(qa[mi], q_ld.at(mi * 16, 2 * ks));
-          }
-        }
-#pragma unroll
-        for (int nn = 0; nn < kNT / 2; ++nn) {
-          std::uint32_t kb[4];
-          ldmatrix_x4(kb, k_ld.at(nn * 16, 2 * ks) + kv_off);
-#pragma unroll
-          for (int mi = 0; mi < kMT; ++mi) {
-            mma_16816<T>(s[mi][2 * nn], qa[mi], kb[0], kb[1]);
-            mma_16816<T>(s[mi][2 * nn + 1], qa[mi], kb[2], kb[3]);
-          }
-        }
-      }
-
-      // Only the T_k tail tile and tiles crossing a bound of the mask (the causal diagonal or a
-      // window's right edge, a window's left edge) pay for the mask.
       const int col0 = n * kBN;
-      bool need_mask = col0 + kBN > t_k;
-      if (kMasked) {
-        const MaskReach reach = mask_reach(p);
-        need_mask = need_mask || col0 + kBN - 1 > m0 + diag + reach.right ||
-                    col0 < m0 + kBM - 1 + diag - reach.left;
-      }
-      if (need_mask) {
-        // The lane's geometry is re-read here rather than reused: values derived from it before
-        // the loop are loop-invariant, and the compiler would keep one per (m-tile, row half)
-        // live across the whole loop, which the 255-register tiles cannot afford.
-        const int tid_now = thread_index_unhoisted();
-        const int lane_now = tid_now & 31;
-        // Mask element (mi, j, e) when its column offset j*8 + (e&1), relative to the lane's
-        // first column, reaches the T_k limit or lies outside the row's window: past its
-        // diagonal plus the right reach, or before its diagonal minus the left reach.
-        const int col_lane = col0 + 2 * (lane_now & 3);
-        const int tk_limit = t_k - col_lane;
-        const int diag_limit = m0 + diag + (tid_now >> 5) * kMT * 16 + (lane_now >> 2) - col_lane;
-        const MaskReach reach = mask_reach(p);
-#pragma unroll
-        for (int mi = 0; mi < kMT; ++mi) {
-#pragma unroll
-          for (int j = 0; j < kNT; ++j) {
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-              const int dc = j * 8 + (e & 1);
-              const int dr = mi * 16 + (e >= 2 ? 8 : 0);
-              if (dc >= tk_limit || (kMasked && (dc > diag_limit + reach.right + dr ||
-                                                 dc < diag_limit - reach.left + dr))) {
-                s[mi][j][e] = -INFINITY;
-              }
-            }
-          }
-        }
+      if (tile_needs_mask<Traits, kMasked>(p, col0, t_k, m0, diag)) {
+        mask_scores<Traits, kMasked>(s, p, col0, t_k, m0, diag);
       }
 
       if constexpr (kStages == 1) {
@@ -261,93 +203,8 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
         }
       }
 
-      // Online softmax in the log2 domain; the quad (4 lanes) sharing a row reduces via shfl.
-      float tile_m[kMT][2];
-#pragma unroll
-      for (int mi = 0; mi < kMT; ++mi) {
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          float mx = row_m[mi][r];
-#pragma unroll
-          for (int j = 0; j < kNT; ++j) mx = fmaxf(mx, fmaxf(s[mi][j][2 * r], s[mi][j][2 * r + 1]));
-          mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-          tile_m[mi][r] = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-        }
-      }
-      // Rescale only when some row of the warp outgrew its max by the lazy margin (always with
-      // kLazyRescale off); the branch is warp-uniform.
-      bool rescale = !Traits::kLazyRescale;
-      if constexpr (Traits::kLazyRescale) {
-        bool grew = false;
-#pragma unroll
-        for (int mi = 0; mi < kMT; ++mi) {
-#pragma unroll
-          for (int r = 0; r < 2; ++r) {
-            grew |=
-                tile_m[mi][r] * scale_log2 > row_m[mi][r] * scale_log2 + Traits::kLazyRescaleLog2;
-          }
-        }
-        rescale = __any_sync(0xffffffffu, grew);
-      }
-      if (rescale) {
-#pragma unroll
-        for (int mi = 0; mi < kMT; ++mi) {
-#pragma unroll
-          for (int r = 0; r < 2; ++r) {
-            // A row that has seen only masked keys keeps max -inf (corr then multiplies zeros).
-            const float m_new = tile_m[mi][r] == -INFINITY ? 0.f : tile_m[mi][r] * scale_log2;
-            const float corr = fast_exp2(row_m[mi][r] * scale_log2 - m_new);
-            row_m[mi][r] = tile_m[mi][r];
-            row_l[mi][r] *= corr;
-#pragma unroll
-            for (int j = 0; j < kDT; ++j) {
-              acc_o[mi][j][2 * r] *= corr;
-              acc_o[mi][j][2 * r + 1] *= corr;
-            }
-          }
-        }
-      }
-#pragma unroll
-      for (int mi = 0; mi < kMT; ++mi) {
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          // Subtracting 0 for a fully masked row keeps its probabilities exactly 0, not NaN.
-          const float m_scaled = row_m[mi][r] == -INFINITY ? 0.f : row_m[mi][r] * scale_log2;
-          float sum = 0.f;
-#pragma unroll
-          for (int j = 0; j < kNT; ++j) {
-#pragma unroll
-            for (int e = 0; e < 2; ++e) {
-              const float pv = fast_exp2(fmaf(s[mi][j][2 * r + e], scale_log2, -m_scaled));
-              s[mi][j][2 * r + e] = pv;
-              sum += pv;
-            }
-          }
-          row_l[mi][r] += sum;
-        }
-      }
-
-#pragma unroll
-      for (int kk = 0; kk < kBN / 16; ++kk) {
-        std::uint32_t pa[kMT][4];
-#pragma unroll
-        for (int mi = 0; mi < kMT; ++mi) {
-          pa[mi][0] = pack2<T>(s[mi][2 * kk][0], s[mi][2 * kk][1]);
-          pa[mi][1] = pack2<T>(s[mi][2 * kk][2], s[mi][2 * kk][3]);
-          pa[mi][2] = pack2<T>(s[mi][2 * kk + 1][0], s[mi][2 * kk + 1][1]);
-          pa[mi][3] = pack2<T>(s[mi][2 * kk + 1][2], s[mi][2 * kk + 1][3]);
-        }
-#pragma unroll
-        for (int dn = 0; dn < kD / 16; ++dn) {
-          std::uint32_t vb[4];
-          ldmatrix_x4_trans(vb, v_ld.at(kk * 16, 2 * dn) + kv_off);
-#pragma unroll
-          for (int mi = 0; mi < kMT; ++mi) {
-            mma_16816<T>(acc_o[mi][2 * dn], pa[mi], vb[0], vb[1]);
-            mma_16816<T>(acc_o[mi][2 * dn + 1], pa[mi], vb[2], vb[3]);
-          }
-        }
-      }
+      online_softmax<Traits>(s, row_m, row_l, acc_o, scale_log2);
+      pv_accumulate<Traits, T>(acc_o, s, v_ld, kv_off);
     }
   }
 
