@@ -217,7 +217,11 @@ int run_tune_command(const TuneArgs& t) {
     }
     const TuneExpansion x = expand_tune_config(
         config, t.role, t.dev_backend, [&](std::int64_t D) { return dev->variant_count(D); });
-    for (const std::string& n : x.notes) fmt::print(stderr, "fa2bench tune: skipping {}\n", n);
+    // Shapes left out are worth a line each only beside shapes that do get tuned; without any
+    // the one message below says why.
+    if (x.shapes > 0 && x.max_variants > 1) {
+      for (const std::string& n : x.notes) fmt::print(stderr, "fa2bench tune: skipping {}\n", n);
+    }
     if (x.shapes == 0 || x.max_variants <= 1) {
       fmt::print(stderr,
                  "fa2bench tune: nothing to tune in {}: {}; tune needs fp16/bf16 {} cases and a "
