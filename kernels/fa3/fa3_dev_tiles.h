@@ -20,12 +20,13 @@ struct Fa3TileList {
 template <int kD>
 struct Fa3DevTiles;
 // clang-format off
-//                                         D    Bn   stages consumers turns
+//                                         D    Bn   stages consumers turns  staged epilogue
 template <> struct Fa3DevTiles<64> {
   using List = Fa3TileList<Fa3FwdTile<64,  128, 2,     2>,
                            Fa3FwdTile<64,  128, 3,     3>,
                            Fa3FwdTile<64,  128, 2,     3,        false>,
-                           Fa3FwdTile<64,  64,  2,     3>>;
+                           Fa3FwdTile<64,  64,  2,     3>,
+                           Fa3FwdTile<64,  128, 2,     3,        true,  true>>;
 };
 template <> struct Fa3DevTiles<128> {
   using List = Fa3TileList<Fa3FwdTile<128, 128, 2,     2>,
@@ -33,22 +34,25 @@ template <> struct Fa3DevTiles<128> {
                            Fa3FwdTile<128, 192, 2,     2>,
                            Fa3FwdTile<128, 128, 3,     2>,
                            Fa3FwdTile<128, 128, 2,     2,        false>,
-                           Fa3FwdTile<128, 176, 2,     2,        false>>;
+                           Fa3FwdTile<128, 176, 2,     2,        false>,
+                           Fa3FwdTile<128, 128, 2,     2,        true,  true>,
+                           Fa3FwdTile<128, 176, 2,     2,        true,  true>>;
 };
 template <> struct Fa3DevTiles<256> {
   using List = Fa3TileList<Fa3FwdTile<256, 64,  2,     2,        false>,
                            Fa3FwdTile<256, 80,  2,     2>,
-                           Fa3FwdTile<256, 32,  3,     2>>;
+                           Fa3FwdTile<256, 32,  3,     2>,
+                           Fa3FwdTile<256, 64,  2,     2,        true,  true>>;
 };
 // clang-format on
 
 // "128x176 s2 c2 turns": query rows x key columns, K/V stages, consumer warpgroups, whether
-// they take turns.
+// they take turns; " staged" when O leaves through shared memory.
 template <typename Tile>
 std::string fa3_tile_name() {
   return std::to_string(Tile::kBlockM) + "x" + std::to_string(Tile::kBlockN) + " s" +
          std::to_string(Tile::kStages) + " c" + std::to_string(Tile::kConsumers) +
-         (Tile::kTakeTurns ? " turns" : " free");
+         (Tile::kTakeTurns ? " turns" : " free") + (Tile::kStagedEpilogue ? " staged" : "");
 }
 
 }  // namespace fa2b

@@ -26,6 +26,7 @@
 #include "fa3/fa3_softmax.cuh"
 #include "fa3/fa3_traits.h"
 #include "hopper/mbarrier.cuh"
+#include "hopper/sw128_tile.cuh"
 #include "hopper/tma.cuh"
 #include "hopper/warpgroup.cuh"
 #include "hopper/wgmma_desc.cuh"
@@ -251,25 +252,29 @@ struct Consumer {
     write_output();
   }
 
-  // Normalise, write O (two elements per store) and the log-sum-exp.
+  // Normalise, write O and the log-sum-exp.
   __device__ __forceinline__ void write_output() const {
     const int lane = static_cast<int>(threadIdx.x % 32);
     T* o = static_cast<T*>(p.o) + tile.b * p.o_batch_stride + tile.h * p.o_head_stride;
     float lse_val[2];
+    if constexpr (Traits::kStagedEpilogue) {
+      float inv[2];
 #pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      float l = row.sum[r];
-      l += __shfl_xor_sync(0xffffffffu, l, 1);
-      l += __shfl_xor_sync(0xffffffffu, l, 2);
-      const float inv = l > 0.f ? 1.f / l : 0.f;
-      lse_val[r] = l > 0.f ? row.max[r] * p.scale + __logf(l) : -INFINITY;
-      const int r_abs = tile.m0 + row_base + 8 * r;
-      if (r_abs < p.T_q) {
-        T* o_row = o + static_cast<std::int64_t>(r_abs) * p.o_row_stride + col_lane;
+      for (int r = 0; r < 2; ++r) inv[r] = row_inverse_and_lse(r, lse_val[r]);
+      store_o_staged(inv, o);
+    } else {
+      // Two elements per store, straight from the accumulators.
 #pragma unroll
-        for (int j = 0; j < kOAcc / 4; ++j) {
-          *reinterpret_cast<std::uint32_t*>(o_row + 8 * j) =
-              pack2<T>(acc_o[4 * j + 2 * r] * inv, acc_o[4 * j + 2 * r + 1] * inv);
+      for (int r = 0; r < 2; ++r) {
+        const float inv = row_inverse_and_lse(r, lse_val[r]);
+        const int r_abs = tile.m0 + row_base + 8 * r;
+        if (r_abs < p.T_q) {
+          T* o_row = o + static_cast<std::int64_t>(r_abs) * p.o_row_stride + col_lane;
+#pragma unroll
+          for (int j = 0; j < kOAcc / 4; ++j) {
+            *reinterpret_cast<std::uint32_t*>(o_row + 8 * j) =
+                pack2<T>(acc_o[4 * j + 2 * r] * inv, acc_o[4 * j + 2 * r + 1] * inv);
+          }
         }
       }
     }
@@ -279,6 +284,53 @@ struct Consumer {
       for (int r = 0; r < 2; ++r) {
         const int r_abs = tile.m0 + row_base + 8 * r;
         if (r_abs < p.T_q) lse[r_abs] = lse_val[r];
+      }
+    }
+  }
+
+  // Row half r's 1 / sum (0 for a row that saw no key) and its log-sum-exp.
+  __device__ __forceinline__ float row_inverse_and_lse(int r, float& lse) const {
+    float l = row.sum[r];
+    l += __shfl_xor_sync(0xffffffffu, l, 1);
+    l += __shfl_xor_sync(0xffffffffu, l, 2);
+    const float inv = l > 0.f ? 1.f / l : 0.f;
+    lse = l > 0.f ? row.max[r] * p.scale + __logf(l) : -INFINITY;
+    return inv;
+  }
+
+  // Through this warpgroup's 64 rows of the Q tile: only its own GEMMs read them, and its
+  // last S is done. The accumulators go in at the swizzled positions Q came in at, a named
+  // barrier (ids past the turn-taking ones) closes the warpgroup's slice, then each thread
+  // copies whole 16-byte chunks out, consecutive threads consecutive columns of a row.
+  __device__ __forceinline__ void store_o_staged(const float (&inv)[2], T* o) const {
+    constexpr int kBM = Traits::kBlockM;
+    constexpr int kChunks = kD / 8;  // 16-byte chunks per row
+    const int in_wg = static_cast<int>(threadIdx.x % 128);
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const int row = row_base + 8 * r;
+#pragma unroll
+      for (int j = 0; j < kOAcc / 4; ++j) {
+        const std::uint32_t addr = sm.q() + sm90::sw128_offset<kBM>(row, j) + 2 * col_lane;
+        const std::uint32_t v =
+            pack2<T>(acc_o[4 * j + 2 * r] * inv[r], acc_o[4 * j + 2 * r + 1] * inv[r]);
+        asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+      }
+    }
+    sm90::named_barrier_sync(1 + Traits::kConsumers + cwg, 128);
+#pragma unroll
+    for (int it = 0; it < 64 * kChunks / 128; ++it) {
+      const int idx = it * 128 + in_wg;
+      const int row = cwg * 64 + idx / kChunks;
+      const int c = idx % kChunks;
+      if (tile.m0 + row < p.T_q) {
+        uint4 v;
+        asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                     : "r"(sm.q() + sm90::sw128_offset<kBM>(row, c))
+                     : "memory");
+        *reinterpret_cast<uint4*>(o + static_cast<std::int64_t>(tile.m0 + row) * p.o_row_stride +
+                                  c * 8) = v;
       }
     }
   }

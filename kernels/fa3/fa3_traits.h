@@ -19,11 +19,15 @@ constexpr bool fa3_head_dim_supported(int d) {
 
 // kTakeTurns: the consumers issue their GEMMs in turn (named barriers), so one's softmax runs
 // while another's GEMMs do; without it they issue whenever their data is ready.
-template <int kD, int kBN, int kStages_, int kConsumers_, bool kTakeTurns_ = true>
+// kStagedEpilogue: O goes to global memory through the consumer's rows of the Q tile, as whole
+// 16-byte chunks of consecutive columns, instead of 4-byte stores straight from registers.
+template <int kD, int kBN, int kStages_, int kConsumers_, bool kTakeTurns_ = true,
+          bool kStagedEpilogue_ = false>
 struct Fa3FwdTile {
   static constexpr int kHeadDim = kD;
   static constexpr int kConsumers = kConsumers_;
   static constexpr bool kTakeTurns = kTakeTurns_;
+  static constexpr bool kStagedEpilogue = kStagedEpilogue_;
   static constexpr int kBlockM = 64 * kConsumers;
   static constexpr int kBlockN = kBN;
   static constexpr int kStages = kStages_;
