@@ -4,6 +4,8 @@
 
 #include <cuda_runtime.h>
 
+#include <optional>
+
 #include "common/attn_mask.h"
 #include "fa2/fa2_bwd_kernel.cuh"
 #include "fa2/fa2_bwd_launch.h"
@@ -33,13 +35,18 @@ cudaError_t launch_fa2_bwd_main(const AttnBwdParams& p, float* dq_accum, const f
 template <typename T, int kHeadDim>
 cudaError_t run_fa2_bwd(const AttnBwdParams& p, float* dq_accum, float* d_sum,
                         cudaStream_t stream) {
-  using Traits = Fa2BwdTraits<kHeadDim>;
-  // Its one tile per head dim is launched only where it fits the device's shared memory per
-  // block (fa2_tile_choice.h); fa2_bwd_supported() says so before a case gets here.
-  if (!choose_bwd_tile(kHeadDim, fa2_smem_limit())) return cudaErrorInvalidConfiguration;
-  return run_bwd_passes<T, kHeadDim>(p, dq_accum, d_sum, stream, [&] {
+  // The tuned tile where it fits the device's shared memory per block, else the compact one
+  // (fa2_tile_choice.h); fa2_bwd_supported() refuses a case neither fits before it gets here.
+  const std::optional<Fa2BwdTile> tile = choose_bwd_tile(kHeadDim, fa2_smem_limit());
+  if (!tile) return cudaErrorInvalidConfiguration;
+  auto launch = [&](auto traits) {
+    using Traits = decltype(traits);
     return attn_masked(p.fwd) ? launch_fa2_bwd_main<Traits, T, true>(p, dq_accum, d_sum, stream)
                               : launch_fa2_bwd_main<Traits, T, false>(p, dq_accum, d_sum, stream);
+  };
+  return run_bwd_passes<T, kHeadDim>(p, dq_accum, d_sum, stream, [&] {
+    return *tile == Fa2BwdTile::kTuned ? launch(Fa2BwdTraits<kHeadDim>{})
+                                       : launch(Fa2BwdCompactTraits<kHeadDim>{});
   });
 }
 

@@ -71,6 +71,21 @@ template <> struct Fa2BwdTraits<160> : Fa2BwdTraitsBase<160, 64, 64,  8,    4,  
 template <> struct Fa2BwdTraits<192> : Fa2BwdTraitsBase<192, 64, 64,  8,    4,    4,   4> {};
 template <> struct Fa2BwdTraits<224> : Fa2BwdTraitsBase<224, 64, 64,  8,    4,    4,   4> {};
 template <> struct Fa2BwdTraits<256> : Fa2BwdTraitsBase<256, 64, 64,  8,    4,    2,   2> {};
+
+// The compact table, for devices whose shared memory per block the tiles above exceed
+// (fa2_tile_choice.h): one query-block buffer and 64 x 64 blocks. Up to D = 128 it fits 99 KiB
+// (sm_86, sm_89, sm_120), above it 163 KiB (sm_80, sm_87). Not tuned: chosen to fit, with the
+// warp grids of the table above.
+template <int kHeadDim> struct Fa2BwdCompactTraits;
+//                                                              D    Bm  Bn  warps SdP_M KV_N Q_M stages
+template <> struct Fa2BwdCompactTraits<32>  : Fa2BwdTraitsBase<32,  64, 64, 8,    4,    4,   4,  1> {};
+template <> struct Fa2BwdCompactTraits<64>  : Fa2BwdTraitsBase<64,  64, 64, 8,    4,    4,   4,  1> {};
+template <> struct Fa2BwdCompactTraits<96>  : Fa2BwdTraitsBase<96,  64, 64, 8,    4,    4,   4,  1> {};
+template <> struct Fa2BwdCompactTraits<128> : Fa2BwdTraitsBase<128, 64, 64, 8,    4,    4,   4,  1> {};
+template <> struct Fa2BwdCompactTraits<160> : Fa2BwdTraitsBase<160, 64, 64, 8,    4,    4,   4,  1> {};
+template <> struct Fa2BwdCompactTraits<192> : Fa2BwdTraitsBase<192, 64, 64, 8,    4,    4,   4,  1> {};
+template <> struct Fa2BwdCompactTraits<224> : Fa2BwdTraitsBase<224, 64, 64, 8,    4,    4,   4,  1> {};
+template <> struct Fa2BwdCompactTraits<256> : Fa2BwdTraitsBase<256, 64, 64, 8,    4,    2,   2,  1> {};
 // clang-format on
 
 }  // namespace fa2b

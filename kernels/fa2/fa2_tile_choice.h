@@ -10,8 +10,9 @@
 //             dim and mask (both are instantiated in every unit, and both are exercised by the
 //             GPU tests through FA2BENCH_FA2_GRID_CLASS); at 99 KiB only D = 224's large-grid
 //             tile (128 KiB) falls back, to its 96 KiB small-grid tile.
-//   backward: one tile per head dim; a tile that does not fit is never launched, the case is
-//             `unsupported` with the sizes (at 99 KiB every D >= 64, at 163 KiB D = 224, 256).
+//   backward: the tuned tile when it fits, else the compact one (one query-block buffer,
+//             64 x 64 blocks: 49-81 KiB up to D = 128, 113-145 KiB above); at 99 KiB D >= 160
+//             is `unsupported` with the sizes.
 #pragma once
 
 #include <algorithm>
@@ -60,15 +61,24 @@ inline std::optional<Fa2FwdTile> choose_fwd_tile(int D, bool masked, bool small_
   return std::nullopt;
 }
 
+// The backward's two tables (fa2_bwd_traits.h): the tuned one and the compact one.
+enum class Fa2BwdTile : int { kTuned = 0, kCompact = 1 };
+
 // Dynamic shared memory of the backward tile of head dim D (bytes).
-inline std::int64_t fa2_bwd_tile_smem(int D) {
-  return fa2_dispatch_head_dim(
-      D, [](auto kD) -> std::int64_t { return Fa2BwdTraits<decltype(kD)::value>::kSmemBytes; });
+inline std::int64_t fa2_bwd_tile_smem(int D, Fa2BwdTile tile = Fa2BwdTile::kTuned) {
+  return fa2_dispatch_head_dim(D, [tile](auto kD) -> std::int64_t {
+    constexpr int d = decltype(kD)::value;
+    return tile == Fa2BwdTile::kTuned ? Fa2BwdTraits<d>::kSmemBytes
+                                      : Fa2BwdCompactTraits<d>::kSmemBytes;
+  });
 }
 
-// Whether the backward tile of head dim D fits `smem_limit` bytes per block.
-inline bool choose_bwd_tile(int D, std::int64_t smem_limit) {
-  return fa2_bwd_tile_smem(D) <= smem_limit;
+// The backward tile for a device allowing `smem_limit` bytes per block: the tuned one when it
+// fits, else the compact one; nullopt when neither fits.
+inline std::optional<Fa2BwdTile> choose_bwd_tile(int D, std::int64_t smem_limit) {
+  if (fa2_bwd_tile_smem(D, Fa2BwdTile::kTuned) <= smem_limit) return Fa2BwdTile::kTuned;
+  if (fa2_bwd_tile_smem(D, Fa2BwdTile::kCompact) <= smem_limit) return Fa2BwdTile::kCompact;
+  return std::nullopt;
 }
 
 // "96 KiB" (rounded up to whole KiB), for support messages.
@@ -90,8 +100,8 @@ inline std::string fa2_smem_unsupported_reason(int D, bool masked, bool backward
   }
   if (backward && !choose_bwd_tile(D, smem_limit)) {
     return "fa2 backward at D=" + std::to_string(D) + " needs " +
-           fa2_kib_text(fa2_bwd_tile_smem(D)) +
-           " of shared memory per block (its one tile, tuned for sm_90); this device allows " +
+           fa2_kib_text(fa2_bwd_tile_smem(D, Fa2BwdTile::kCompact)) +
+           " of shared memory per block (its compact tile); this device allows " +
            fa2_kib_text(smem_limit);
   }
   return {};

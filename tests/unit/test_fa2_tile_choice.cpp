@@ -24,7 +24,7 @@ TEST(Fa2TileChoice, Sm90KeepsTheTunedTables) {
       EXPECT_EQ(choose_fwd_tile(D, causal, true, kSmemOptinSm90), Fa2FwdTile::kSmallGrid) << D;
       EXPECT_EQ(fa2_smem_unsupported_reason(D, causal, true, kSmemOptinSm90), "") << D;
     }
-    EXPECT_TRUE(choose_bwd_tile(D, kSmemOptinSm90)) << D;
+    EXPECT_EQ(choose_bwd_tile(D, kSmemOptinSm90), Fa2BwdTile::kTuned) << D;
   }
 }
 
@@ -40,6 +40,11 @@ TEST(Fa2TileChoice, TheSizesOfTheTables) {
   EXPECT_EQ(fa2_bwd_tile_smem(64), 162 * 1024);
   EXPECT_EQ(fa2_bwd_tile_smem(128), 161 * 1024);
   EXPECT_EQ(fa2_bwd_tile_smem(256), 209 * 1024);
+  // Compact: (2 * Bm + 2 * Bn) * pitch * 2 + 2 * Bm * Bn * 2 + 2 * Bm * 4 bytes, one stage.
+  EXPECT_EQ(fa2_bwd_tile_smem(32, Fa2BwdTile::kCompact), 49664);
+  EXPECT_EQ(fa2_bwd_tile_smem(128, Fa2BwdTile::kCompact), 82432);
+  EXPECT_EQ(fa2_bwd_tile_smem(160, Fa2BwdTile::kCompact), 115200);
+  EXPECT_EQ(fa2_bwd_tile_smem(256, Fa2BwdTile::kCompact), 147968);
 }
 
 TEST(Fa2TileChoice, Sm80AndSm86ForwardFallsBackOnlyAtD224) {
@@ -57,16 +62,22 @@ TEST(Fa2TileChoice, Sm80AndSm86ForwardFallsBackOnlyAtD224) {
 }
 
 TEST(Fa2TileChoice, BackwardFitsOrIsRefusedWithTheSizes) {
+  using Tile = std::optional<Fa2BwdTile>;
   for (int D : Fa2HeadDims::kValues) {
-    EXPECT_EQ(choose_bwd_tile(D, kSmemOptinSm86), D == 32) << D;
-    EXPECT_EQ(choose_bwd_tile(D, kSmemOptinSm80), D <= 192) << D;
+    // 99 KiB: the tuned tile at D = 32 only, the compact one up to D = 128, none above.
+    const Tile at_sm86 = D == 32    ? Tile(Fa2BwdTile::kTuned)
+                         : D <= 128 ? Tile(Fa2BwdTile::kCompact)
+                                    : Tile();
+    EXPECT_EQ(choose_bwd_tile(D, kSmemOptinSm86), at_sm86) << D;
+    // 163 KiB: tuned up to D = 192, compact above.
+    const Tile at_sm80 = D <= 192 ? Tile(Fa2BwdTile::kTuned) : Tile(Fa2BwdTile::kCompact);
+    EXPECT_EQ(choose_bwd_tile(D, kSmemOptinSm80), at_sm80) << D;
   }
-  EXPECT_EQ(fa2_smem_unsupported_reason(128, false, true, kSmemOptinSm86),
-            "fa2 backward at D=128 needs 161 KiB of shared memory per block (its one tile, tuned "
-            "for sm_90); this device allows 99 KiB");
-  EXPECT_EQ(fa2_smem_unsupported_reason(256, true, true, kSmemOptinSm80),
-            "fa2 backward at D=256 needs 209 KiB of shared memory per block (its one tile, tuned "
-            "for sm_90); this device allows 163 KiB");
+  EXPECT_EQ(fa2_smem_unsupported_reason(160, false, true, kSmemOptinSm86),
+            "fa2 backward at D=160 needs 113 KiB of shared memory per block (its compact tile); "
+            "this device allows 99 KiB");
+  EXPECT_EQ(fa2_smem_unsupported_reason(128, false, true, kSmemOptinSm86), "");
+  EXPECT_EQ(fa2_smem_unsupported_reason(256, true, true, kSmemOptinSm80), "");
   // The forward alone runs there.
   EXPECT_EQ(fa2_smem_unsupported_reason(128, false, false, kSmemOptinSm86), "");
   EXPECT_EQ(fa2_smem_unsupported_reason(256, true, false, kSmemOptinSm80), "");
@@ -89,6 +100,12 @@ TEST(Fa2TileChoice, NothingChosenExceedsTheLimit) {
             EXPECT_NE(fa2_smem_unsupported_reason(D, causal, false, limit), "");
           }
         }
+      }
+      const auto bwd = choose_bwd_tile(D, limit);
+      if (bwd) {
+        EXPECT_LE(fa2_bwd_tile_smem(D, *bwd), limit) << D;
+      } else {
+        EXPECT_GT(fa2_bwd_tile_smem(D, Fa2BwdTile::kCompact), limit) << D;
       }
     }
   }
