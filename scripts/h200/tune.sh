@@ -5,10 +5,11 @@
 # (STAGES includes "sweep") the perf and seed sweeps plus torch SDPA on the same shapes.
 # Every stage re-packs results/h200 and the logs into $OUT/results_h200.tgz, so a run that hits
 # its time limit still returns what it finished.
-#   STAGES="test tune sweep" TUNE_FILTER="D64 D256" scripts/h200/tune.sh
+#   STAGES="test tune sweep" TUNE_FILTER="D64 D256" [TUNE_BACKEND=fa3] scripts/h200/tune.sh
 # (TUNE_FILTER: tune only the perf-grid cases whose tune id matches each word, a regex, one
-# table per word.) Each tune run's sweep reports stay in results/h200/tune_<name>/, its ranking
-# is copied to results/h200/tune_<name>.md.
+# table per word. TUNE_BACKEND=fa3 ranks the Hopper kernel's candidates instead of fa2's; its
+# tables are named tune_fa3_*.) Each tune run's sweep reports stay in
+# results/h200/tune_<name>/, its ranking is copied to results/h200/tune_<name>.md.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/out}
@@ -35,8 +36,11 @@ if [[ $stages == *test* ]]; then
   bash scripts/h200/fa2_tests.sh "$build/tests/fa2bench_gpu_tests" "$logs"
   pack
 fi
+family=${TUNE_BACKEND:-fa2}
+prefix=tune_$([ "$family" = fa2 ] || echo "${family}_")
 if [[ $stages == *tune* ]]; then
-  if [ -z "${TUNE_FILTER:-}" ]; then
+  # The seed notebook has fa2 cases only.
+  if [ -z "${TUNE_FILTER:-}" ] && [ "$family" = fa2 ]; then
     $bin tune --config configs/seed_notebook.json --out results/h200/tune_seed_notebook \
       --overwrite --quiet > "$logs/tune_seed_notebook.txt" 2>&1
     cp results/h200/tune_seed_notebook/tune.md results/h200/tune_seed_notebook.md
@@ -46,11 +50,12 @@ if [[ $stages == *tune* ]]; then
   for word in ${TUNE_FILTER:-all}; do
     [ "$word" = all ] && word=""
     suffix=${word:+_$word}
-    $bin tune --config configs/perf_fwd.json --out "results/h200/tune_perf_fwd$suffix" \
+    name=${prefix}perf_fwd$suffix
+    $bin tune --backend "$family" --config configs/perf_fwd.json --out "results/h200/$name" \
       ${word:+--filter "$word"} --set measure.warmup=2 --set measure.min_samples=5 \
-      --set measure.max_samples=10 --overwrite --quiet > "$logs/tune_perf_fwd$suffix.txt" 2>&1
-    cp "results/h200/tune_perf_fwd$suffix/tune.md" "results/h200/tune_perf_fwd$suffix.md"
-    sed -n '/^Winners/,$p' "$logs/tune_perf_fwd$suffix.txt"
+      --set measure.max_samples=10 --overwrite --quiet > "$logs/$name.txt" 2>&1
+    cp "results/h200/$name/tune.md" "results/h200/$name.md"
+    sed -n '/^Winners/,$p' "$logs/$name.txt"
     pack
   done
 fi
