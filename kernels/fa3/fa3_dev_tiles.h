@@ -17,6 +17,13 @@ struct Fa3TileList {
   static constexpr int kCount = sizeof...(Tiles);
 };
 
+// Calls f(Tile{}) for the tile at `index` of the list; false when the index is out of range.
+template <typename F, typename... Tiles>
+bool with_fa3_tile_at(int index, Fa3TileList<Tiles...>, F&& f) {
+  int i = 0;
+  return ((i++ == index ? (f(Tiles{}), true) : false) || ...);
+}
+
 template <int kD>
 struct Fa3DevTiles;
 // clang-format off

@@ -14,17 +14,6 @@
 #include "fa3/fa3_fwd_dev_launch.h"
 
 namespace fa2b {
-namespace {
-
-template <typename... Tiles>
-std::string tile_name_at(int index, Fa3TileList<Tiles...>) {
-  std::string name;
-  int i = 0;
-  ((i++ == index ? (name = fa3_tile_name<Tiles>(), true) : false) || ...);
-  return name;
-}
-
-}  // namespace
 
 int fa3_fwd_dev_variant_count(int D) {
 #if defined(FA2BENCH_FA3_DEV)
@@ -41,7 +30,10 @@ std::string fa3_fwd_dev_variant_name(int D, int v) {
   if (v == 0) return "shipped";
   if (v < 1 || v >= fa3_fwd_dev_variant_count(D)) return "";
   return dispatch_head_dim(Fa3HeadDims{}, D, [v](auto kD) {
-    return tile_name_at(v - 1, typename Fa3DevTiles<decltype(kD)::value>::List{});
+    std::string name;
+    with_fa3_tile_at(v - 1, typename Fa3DevTiles<decltype(kD)::value>::List{},
+                     [&](auto tile) { name = fa3_tile_name<decltype(tile)>(); });
+    return name;
   });
 }
 

@@ -10,23 +10,15 @@
 
 namespace fa2b {
 
-template <typename T, typename... Tiles>
-cudaError_t launch_fa3_dev_tile(const AttnParams& p, int index, Fa3TileList<Tiles...>,
-                                cudaStream_t stream) {
-  cudaError_t err = cudaErrorInvalidValue;
-  int i = 0;
-  // The tile at `index` of the list, launched with p's mask.
-  ((i++ == index ? (err = p.causal ? launch_fa3_fwd<Tiles, T, true>(p, stream)
-                                   : launch_fa3_fwd<Tiles, T, false>(p, stream),
-                    true)
-                 : false) ||
-   ...);
-  return err;
-}
-
 template <typename T, int kHeadDim>
 cudaError_t run_fa3_fwd_dev(const AttnParams& p, int v, cudaStream_t stream) {
-  return launch_fa3_dev_tile<T>(p, v - 1, typename Fa3DevTiles<kHeadDim>::List{}, stream);
+  cudaError_t err = cudaErrorInvalidValue;
+  with_fa3_tile_at(v - 1, typename Fa3DevTiles<kHeadDim>::List{}, [&](auto tile) {
+    using Tile = decltype(tile);
+    err = p.causal ? launch_fa3_fwd<Tile, T, true>(p, stream)
+                   : launch_fa3_fwd<Tile, T, false>(p, stream);
+  });
+  return err;
 }
 
 }  // namespace fa2b

@@ -3,35 +3,30 @@
 
 #include <fmt/format.h>
 
-#include <vector>
-
-#include "runtime/device_info.h"
 #include "runtime/gpu_state_probe.h"
 
 namespace fa2b {
 
-SweepClockLock::SweepClockLock(int mhz, const std::string& target, int device, bool quiet)
+SweepClockLock::SweepClockLock(int mhz, const std::string& target,
+                               const nlohmann::json& device_block, bool quiet)
     : mhz_(mhz), quiet_(quiet) {
   if (mhz_ <= 0) return;
+  const std::string pci = device_block.is_object() ? device_block.value("pci_bus", "") : "";
+  pci_bus_ = pci.empty() ? "" : pci + ".0";
+  std::string why;
   if (target != "cuda") {
     reason_ = "the cpu target has no GPU clock to lock";
+  } else if (pci_bus_.empty()) {
+    reason_ = "the device block names no PCI bus";
+  } else if (lock_sm_clock(pci_bus_, mhz_, &why)) {
+    locked_ = true;
   } else {
-    std::string why;
-    for (const GpuInfo& g : list_gpus(&why)) {
-      if (g.index == device) pci_bus_ = g.pci_bus + ".0";
-    }
-    if (pci_bus_.empty()) {
-      reason_ = why.empty() ? fmt::format("no CUDA device {}", device) : why;
-    } else if (lock_sm_clock(pci_bus_, mhz_, &why)) {
-      locked_ = true;
-    } else {
-      reason_ = why;
-    }
+    reason_ = why;
   }
   if (!quiet_) {
     if (locked_) {
-      fmt::print(stderr, "fa2bench: SM clock of device {} locked at {} MHz for this sweep\n",
-                 device, mhz_);
+      fmt::print(stderr, "fa2bench: SM clock of {} locked at {} MHz for this sweep\n",
+                 device_block.value("name", "the GPU"), mhz_);
     } else {
       fmt::print(stderr,
                  "fa2bench: --lock-clocks {}: clocks not locked ({}); the cases run at the "

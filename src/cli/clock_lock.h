@@ -14,7 +14,9 @@ namespace fa2b {
 class SweepClockLock {
  public:
   // mhz 0: nothing requested (the record then says only that clocks were not locked).
-  SweepClockLock(int mhz, const std::string& target, int device, bool quiet);
+  // device_block: the sweep's results device block (its "pci_bus" names the GPU to lock).
+  SweepClockLock(int mhz, const std::string& target, const nlohmann::json& device_block,
+                 bool quiet);
   ~SweepClockLock();
   SweepClockLock(const SweepClockLock&) = delete;
   SweepClockLock& operator=(const SweepClockLock&) = delete;

@@ -274,7 +274,7 @@ int run_sweep_command(SweepArgs a, const ConfigRewrite& rewrite, bool* reports_w
   }
 
   install_interrupt_handlers();
-  const SweepClockLock clock_lock(a.lock_clocks_mhz, target, a.device, a.quiet);
+  const SweepClockLock clock_lock(a.lock_clocks_mhz, target, ex->target.device_block, a.quiet);
   ResultSet rs = run_sweep(source_of(*config), cases, ex->target, *ex->executor, options);
   rs.clocks = clock_lock.record();
   // Interrupted: a signal kept cases from running (one arriving during the last case, which

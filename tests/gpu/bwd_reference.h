@@ -24,6 +24,7 @@
 #include "core/case.h"
 #include "dev_buf.h"
 #include "fa2/fa2_head_dims.h"
+#include "shape_text.h"
 
 namespace fa2b {
 namespace bwd_test {
@@ -40,14 +41,7 @@ struct Shape {
 };
 
 inline std::string describe(const Shape& s) {
-  return std::string(to_string(s.dtype)) + " D=" + std::to_string(s.D) +
-         (s.causal ? " causal" : "") +
-         (s.window.bounded() ? " window [" + std::to_string(s.window.left) + ", " +
-                                   std::to_string(s.window.right) + "]"
-                             : "") +
-         " B=" + std::to_string(s.B) + " H=" + std::to_string(s.H) + "/" + std::to_string(s.H_kv) +
-         " Tq=" + std::to_string(s.T_q) + " Tk=" + std::to_string(s.T_k) + " " +
-         std::string(to_string(s.layout));
+  return describe_shape(s);
 }
 
 // Keys first .. last that query row i sees (last < first: none), written out from the rule
@@ -340,10 +334,9 @@ void odd_length_sweep(DType dtype, int D, Run&& run) {
 // some. `run` takes the shape and does the whole check.
 template <typename Run>
 void window_sweep(DType dtype, int D, Run&& run) {
-  const SlidingWindow windows[] = {{0, 0}, {3, -1}, {-1, 5}, {16, 16}, {2000, 2000}, {200, 100}};
   const std::pair<int, int> lengths[] = {{1, 1}, {17, 17}, {1000, 1000}, {17, 1000}, {1000, 17}};
   int n = 0;
-  for (const SlidingWindow& w : windows) {
+  for (const SlidingWindow& w : kTestWindows) {
     for (auto [tq, tk] : lengths) {
       for (bool causal : {false, true}) {
         if (std::max(tq, tk) > max_test_length()) continue;

@@ -20,6 +20,7 @@
 #include "common/numeric.h"
 #include "core/case.h"
 #include "dev_buf.h"
+#include "shape_text.h"
 #include "verify/reference.h"
 
 namespace fa2b {
@@ -37,14 +38,7 @@ struct Shape {
 };
 
 inline std::string describe(const Shape& s) {
-  return std::string(to_string(s.dtype)) + " D=" + std::to_string(s.D) +
-         (s.causal ? " causal" : "") +
-         (s.window.bounded() ? " window [" + std::to_string(s.window.left) + ", " +
-                                   std::to_string(s.window.right) + "]"
-                             : "") +
-         " B=" + std::to_string(s.B) + " H=" + std::to_string(s.H) + "/" + std::to_string(s.H_kv) +
-         " Tq=" + std::to_string(s.T_q) + " Tk=" + std::to_string(s.T_k) + " " +
-         std::string(to_string(s.layout));
+  return describe_shape(s);
 }
 
 // bf16 keeps 8 mantissa bits, fp16 11; outputs are convex combinations of N(0,1) values, so
@@ -208,12 +202,9 @@ inline void odd_length_sweep(const FwdKernel& kernel, DType dtype, int D) {
 // (T_q > T_k: the top rows see no key, zeros and LSE -inf), widths 0, one-sided, two-sided,
 // wider than T, alone and intersected with causal; bshd and GQA on some of them.
 inline void window_sweep(const FwdKernel& kernel, DType dtype, int D) {
-  const SlidingWindow windows[] = {{0, 0}, {3, -1}, {-1, 5}, {16, 16}, {2000, 2000}, {200, 100}};
-  const std::pair<std::int64_t, std::int64_t> lengths[] = {{1, 1},     {17, 17},   {1000, 1000},
-                                                           {17, 1000}, {1000, 17}, {1, 1000}};
   int n = 0;
-  for (const SlidingWindow& w : windows) {
-    for (auto [tq, tk] : lengths) {
+  for (const SlidingWindow& w : kTestWindows) {
+    for (auto [tq, tk] : kWindowTestLengths) {
       for (bool causal : {false, true}) {
         if (std::max(tq, tk) > max_test_length()) continue;
         Shape s;

@@ -21,6 +21,7 @@
 #include "core/case.h"
 #include "gpu_available.h"
 #include "naive/naive_attn.h"
+#include "shape_text.h"
 #include "verify/reference.h"
 
 namespace fa2b {
@@ -243,12 +244,9 @@ TEST(NaiveKernel, QueriesMoreThanKeys) {
 // never be read as values.
 TEST(NaiveKernel, SlidingWindows) {
   FA2B_REQUIRE_GPU();
-  const SlidingWindow windows[] = {{0, 0}, {3, -1}, {-1, 5}, {16, 16}, {2000, 2000}, {200, 100}};
-  const std::pair<std::int64_t, std::int64_t> lengths[] = {{1, 1},     {17, 17},   {1000, 1000},
-                                                           {17, 1000}, {1000, 17}, {1, 1000}};
   int n = 0;
-  for (const SlidingWindow& w : windows) {
-    for (auto [tq, tk] : lengths) {
+  for (const SlidingWindow& w : kTestWindows) {
+    for (auto [tq, tk] : kWindowTestLengths) {
       for (bool causal : {false, true}) {
         const DType dt = n % 2 ? DType::bf16 : DType::fp16;
         const std::int64_t D = n % 3 == 0 ? 64 : n % 3 == 1 ? 128 : 96;
