@@ -21,21 +21,31 @@ constexpr bool fa3_head_dim_supported(int d) {
 // while another's GEMMs do; without it they issue whenever their data is ready.
 // kStagedEpilogue: O goes to global memory through the consumer's rows of the Q tile, as whole
 // 16-byte chunks of consecutive columns, instead of 4-byte stores straight from registers.
+// kCtasPerSm: CTAs resident per SM, which share its registers and shared memory. With one
+// consumer and two CTAs, each SM still runs two consumer warpgroups, but one CTA's prologue
+// (Q load, pipeline fill) and epilogue overlap the other's GEMMs: on short sequences those
+// are a large share of a CTA's time, and within one CTA nothing hides them.
 template <int kD, int kBN, int kStages_, int kConsumers_, bool kTakeTurns_ = true,
-          bool kStagedEpilogue_ = false>
+          bool kStagedEpilogue_ = false, int kCtasPerSm_ = 1>
 struct Fa3FwdTile {
   static constexpr int kHeadDim = kD;
   static constexpr int kConsumers = kConsumers_;
-  static constexpr bool kTakeTurns = kTakeTurns_;
+  // A lone consumer has no one to take turns with.
+  static constexpr bool kTakeTurns = kTakeTurns_ && kConsumers > 1;
   static constexpr bool kStagedEpilogue = kStagedEpilogue_;
+  static constexpr int kCtasPerSm = kCtasPerSm_;
   static constexpr int kBlockM = 64 * kConsumers;
   static constexpr int kBlockN = kBN;
   static constexpr int kStages = kStages_;
   static constexpr int kThreads = 128 * (1 + kConsumers);
   // Registers per thread once the roles split (setmaxnreg): the producer issues copies only,
   // the consumers share the rest of the register file.
-  static constexpr int kProducerRegs = kConsumers == 2 ? 24 : 32;
-  static constexpr int kConsumerRegs = kConsumers == 2 ? 240 : 160;
+  // setmaxnreg takes multiples of 8 up to 240 here; the CTA's share of the 64K-register file
+  // is split between the producer and the consumers.
+  static constexpr int kProducerRegs = kConsumers == 3 ? 32 : 24;
+  static constexpr int kRegsPerCta = 65536 / kCtasPerSm;
+  static constexpr int kConsumerRegsFit = (kRegsPerCta - kProducerRegs * 128) / (128 * kConsumers);
+  static constexpr int kConsumerRegs = (kConsumerRegsFit < 240 ? kConsumerRegsFit : 240) / 8 * 8;
   static constexpr int kQBytes = kBlockM * kD * 2;
   static constexpr int kKVBytes = kBN * kD * 2;  // one K or V tile
   // Byte offsets from the 1024-aligned base (the swizzle atom): Q, K stages, V stages, then
@@ -47,7 +57,10 @@ struct Fa3FwdTile {
   static constexpr int kSmemBytes = kBarOffset + 8 * kBarriers + 1024;  // + alignment slack
   static_assert(kBN % 16 == 0 && kD % 64 == 0, "wgmma tile shape");
   static_assert(kSmemBytes <= 227 * 1024, "shared memory of one sm_90 block");
-  static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * kConsumers <= 65536, "register file");
+  // 228 KiB per SM, of which the hardware keeps 1 KiB per resident CTA.
+  static_assert(kCtasPerSm * (kSmemBytes + 1024) <= 228 * 1024, "shared memory of kCtasPerSm CTAs");
+  static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * kConsumers <= kRegsPerCta,
+                "register file");
 };
 
 // Per head dim and mask. Non-causal D = 128 takes 176-key tiles (fewer softmax rounds per

@@ -5,7 +5,8 @@
 # (STAGES includes "sweep") the perf and seed sweeps plus torch SDPA on the same shapes.
 # Every stage re-packs results/h200 and the logs into $OUT/results_h200.tgz, so a run that hits
 # its time limit still returns what it finished.
-#   STAGES="test tune sweep" TUNE_FILTER="D64 D256" [TUNE_BACKEND=fa3] scripts/h200/tune.sh
+#   STAGES="test devtest tune sweep" TUNE_FILTER="D64 D256" [TUNE_BACKEND=fa3] scripts/h200/tune.sh
+# (devtest: the tuned family's variant tests, Fa2Dev* or Fa3Dev*, alone.)
 # (TUNE_FILTER: tune only the perf-grid cases whose tune id matches each word, a regex, one
 # table per word. TUNE_BACKEND=fa3 ranks the Hopper kernel's candidates instead of fa2's; its
 # tables are named tune_fa3_*.) Each tune run's sweep reports stay in
@@ -19,10 +20,13 @@ logs=results/h200/logs
 mkdir -p "$logs"
 pack() { tar czf "$out/results_h200.tgz" results/h200; }
 source scripts/h200/env.sh
+family=${TUNE_BACKEND:-fa2}
 targets=(--target fa2bench --target fa2bench_gpu_tests)
 [[ $stages == *test* ]] && targets=()  # ctest needs every test binary
+# Only the tuned family's variants: fa2's are dozens of units that an fa3 run never launches.
+dev_only=$([ "$family" = fa3 ] && echo "-DFA2BENCH_DEV_ONLY=/fa3/")
 FA2BENCH_BUILD_DIR=$build \
-  FA2BENCH_CMAKE_ARGS="-DFA2BENCH_DEV_KERNELS=ON -DCMAKE_CUDA_FLAGS=-Xptxas=-v ${FA2BENCH_CMAKE_ARGS:-}" \
+  FA2BENCH_CMAKE_ARGS="-DFA2BENCH_DEV_KERNELS=ON $dev_only -DCMAKE_CUDA_FLAGS=-Xptxas=-v ${FA2BENCH_CMAKE_ARGS:-}" \
   scripts/h200/build_on_device.sh "${targets[@]}" -- -v > "$logs/build.log" 2>&1 ||
   { tail -30 "$logs/build.log"; pack; exit 1; }
 tail -1 "$logs/build.log"
@@ -36,7 +40,14 @@ if [[ $stages == *test* ]]; then
   bash scripts/h200/fa2_tests.sh "$build/tests/fa2bench_gpu_tests" "$logs"
   pack
 fi
-family=${TUNE_BACKEND:-fa2}
+if [[ $stages == *devtest* ]]; then
+  # The candidates' own correctness tests (every variant against float64 on odd shapes).
+  timeout 240 "$build"/tests/fa2bench_gpu_tests --gtest_filter="*$(tr a-z A-Z <<< "${family:0:1}")${family:1}Dev*" \
+    > "$logs/${family}_dev_tests.log" 2>&1
+  echo "dev variant tests: exit $?; $(grep -E '^\[  (PASSED|FAILED)' "$logs/${family}_dev_tests.log" | tr '\n' ' ')"
+  grep -m 10 -B2 -A8 "Failure" "$logs/${family}_dev_tests.log" | head -40
+  pack
+fi
 prefix=tune_$([ "$family" = fa2 ] || echo "${family}_")
 if [[ $stages == *tune* ]]; then
   # The seed notebook has fa2 cases only.
