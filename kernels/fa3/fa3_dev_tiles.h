@@ -24,6 +24,8 @@ bool with_fa3_tile_at(int index, Fa3TileList<Tiles...>, F&& f) {
   return ((i++ == index ? (f(Tiles{}), true) : false) || ...);
 }
 
+// D = 256 has no two-per-SM tile: its 64 x 256 output accumulators alone are half of the 128
+// registers per thread that two CTAs of 256 threads leave, and ptxas refuses its wgmma.
 template <int kD>
 struct Fa3DevTiles;
 // clang-format off
@@ -55,9 +57,7 @@ template <> struct Fa3DevTiles<256> {
   using List = Fa3TileList<Fa3FwdTile<256, 64,  2,     2,        false>,
                            Fa3FwdTile<256, 80,  2,     2>,
                            Fa3FwdTile<256, 32,  3,     2>,
-                           Fa3FwdTile<256, 64,  2,     2,        true,  true>,
-                           Fa3FwdTile<256, 64,  1,     1,        true,  false, 2>,
-                           Fa3FwdTile<256, 32,  2,     1,        true,  false, 2>>;
+                           Fa3FwdTile<256, 64,  2,     2,        true,  true>>;
 };
 // clang-format on
 
