@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tuning candidates of the fa3 forward (`fa2bench tune --backend fa3`, docs/tuning.md): per
 // head dim, the list of tiles variants 1, 2, ... run (variant 0 is the shipped dispatch,
-// Fa3FwdTraits, which picks its tile by mask). Each candidate runs with either mask. The names
-// tune prints are derived from the tiles. Instantiated only in builds with
+// Fa3FwdTraits, which picks its tile by mask and key length). Each candidate runs with either mask.
+// The names tune prints are derived from the tiles. Instantiated only in builds with
 // -DFA2BENCH_DEV_KERNELS=ON (kernels/fa3/inst/dev/, written by inst/gen_units.py).
 #pragma once
 
@@ -24,20 +24,16 @@ bool with_fa3_tile_at(int index, Fa3TileList<Tiles...>, F&& f) {
   return ((i++ == index ? (f(Tiles{}), true) : false) || ...);
 }
 
-// D = 256 has no two-per-SM tile: its 64 x 256 output accumulators alone are half of the 128
-// registers per thread that two CTAs of 256 threads leave, and ptxas refuses its wgmma.
 template <int kD>
 struct Fa3DevTiles;
 // clang-format off
-//                                         D    Bn   stages consumers turns  staged CTAs/SM
+//                                         D    Bn   stages consumers turns  staged epilogue
 template <> struct Fa3DevTiles<64> {
   using List = Fa3TileList<Fa3FwdTile<64,  128, 2,     2>,
                            Fa3FwdTile<64,  128, 3,     3>,
                            Fa3FwdTile<64,  128, 2,     3,        false>,
                            Fa3FwdTile<64,  64,  2,     3>,
-                           Fa3FwdTile<64,  128, 2,     3,        true,  true>,
-                           Fa3FwdTile<64,  128, 2,     1,        true,  false, 2>,
-                           Fa3FwdTile<64,  128, 2,     1,        true,  true,  2>>;
+                           Fa3FwdTile<64,  128, 2,     3>>;
 };
 template <> struct Fa3DevTiles<128> {
   using List = Fa3TileList<Fa3FwdTile<128, 128, 2,     2>,
@@ -47,29 +43,25 @@ template <> struct Fa3DevTiles<128> {
                            Fa3FwdTile<128, 128, 2,     2,        false>,
                            Fa3FwdTile<128, 176, 2,     2,        false>,
                            Fa3FwdTile<128, 128, 2,     2,        true,  true>,
-                           Fa3FwdTile<128, 176, 2,     2,        true,  true>,
-                           Fa3FwdTile<128, 64,  2,     1,        true,  false, 2>,
-                           Fa3FwdTile<128, 80,  2,     1,        true,  false, 2>,
-                           Fa3FwdTile<128, 128, 1,     1,        true,  false, 2>,
-                           Fa3FwdTile<128, 64,  2,     1,        true,  true,  2>>;
+                           Fa3FwdTile<128, 176, 2,     2,        true,  true>>;
 };
 template <> struct Fa3DevTiles<256> {
-  using List = Fa3TileList<Fa3FwdTile<256, 64,  2,     2,        false>,
+  using List = Fa3TileList<Fa3FwdTile<256, 64,  2,     2>,
+                           Fa3FwdTile<256, 64,  2,     2,        false>,
                            Fa3FwdTile<256, 80,  2,     2>,
                            Fa3FwdTile<256, 32,  3,     2>,
-                           Fa3FwdTile<256, 64,  2,     2,        true,  true>>;
+                           Fa3FwdTile<256, 64,  2,     2,        true,  true>,
+                           Fa3FwdTile<256, 80,  2,     2,        true,  true>>;
 };
 // clang-format on
 
 // "128x176 s2 c2 turns": query rows x key columns, K/V stages, consumer warpgroups, whether
-// they take turns (a lone consumer is " free"); " staged" when O leaves through shared memory;
-// " 2/sm" when two CTAs share an SM.
+// they take turns; " staged" when O leaves through shared memory.
 template <typename Tile>
 std::string fa3_tile_name() {
   return std::to_string(Tile::kBlockM) + "x" + std::to_string(Tile::kBlockN) + " s" +
          std::to_string(Tile::kStages) + " c" + std::to_string(Tile::kConsumers) +
-         (Tile::kTakeTurns ? " turns" : " free") + (Tile::kStagedEpilogue ? " staged" : "") +
-         (Tile::kCtasPerSm > 1 ? " " + std::to_string(Tile::kCtasPerSm) + "/sm" : "");
+         (Tile::kTakeTurns ? " turns" : " free") + (Tile::kStagedEpilogue ? " staged" : "");
 }
 
 }  // namespace fa2b

@@ -337,7 +337,7 @@ struct Consumer {
 };
 
 template <typename Traits, typename T, bool kCausal>
-__global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm)
+__global__ void __launch_bounds__(Traits::kThreads, 1)
     fa3_fwd_kernel(const __grid_constant__ Fa3FwdArgs args) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr int kBM = Traits::kBlockM;

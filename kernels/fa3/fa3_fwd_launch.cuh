@@ -101,10 +101,16 @@ cudaError_t launch_fa3_fwd(const AttnParams& p, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
+template <typename T, int kHeadDim, bool kShortKeys>
+cudaError_t run_fa3_fwd_keys(const AttnParams& p, cudaStream_t stream) {
+  if (p.causal) return launch_fa3_fwd<Fa3FwdTraits<kHeadDim, true, kShortKeys>, T, true>(p, stream);
+  return launch_fa3_fwd<Fa3FwdTraits<kHeadDim, false, kShortKeys>, T, false>(p, stream);
+}
+
 template <typename T, int kHeadDim>
 cudaError_t run_fa3_fwd(const AttnParams& p, cudaStream_t stream) {
-  if (p.causal) return launch_fa3_fwd<Fa3FwdTraits<kHeadDim, true>, T, true>(p, stream);
-  return launch_fa3_fwd<Fa3FwdTraits<kHeadDim, false>, T, false>(p, stream);
+  if (p.T_k <= kFa3ShortKeys) return run_fa3_fwd_keys<T, kHeadDim, true>(p, stream);
+  return run_fa3_fwd_keys<T, kHeadDim, false>(p, stream);
 }
 
 }  // namespace fa2b

@@ -14,7 +14,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/out}
-stages=${STAGES:-"test tune sweep"}
+stages=" ${STAGES:-test tune sweep} "  # padded: stages match as whole words
 build=${FA2BENCH_BUILD_DIR:-build-h200-dev}
 logs=results/h200/logs
 mkdir -p "$logs"
@@ -22,7 +22,7 @@ pack() { tar czf "$out/results_h200.tgz" results/h200; }
 source scripts/h200/env.sh
 family=${TUNE_BACKEND:-fa2}
 targets=(--target fa2bench --target fa2bench_gpu_tests)
-[[ $stages == *test* ]] && targets=()  # ctest needs every test binary
+[[ $stages == *" test "* ]] && targets=()  # ctest needs every test binary
 # Only the tuned family's variants: fa2's are dozens of units that an fa3 run never launches.
 dev_only=$([ "$family" = fa3 ] && echo "-DFA2BENCH_DEV_ONLY=/fa3/")
 FA2BENCH_BUILD_DIR=$build \
@@ -34,13 +34,13 @@ grep -E "Compiling entry function|registers|spill" "$logs/build.log" > "$logs/pt
 grep -E "[1-9][0-9]* bytes spill" "$logs/build.log" | head -5
 bin=$build/fa2bench
 gpu_state > "$logs/gpu_state.txt"
-if [[ $stages == *test* ]]; then
+if [[ $stages == *" test "* ]]; then
   (time ctest --test-dir "$build" --output-on-failure -j 4) > "$logs/ctest.log" 2>&1
   grep -E "tests passed|FAILED|Failed|real" "$logs/ctest.log" | tail -12
   bash scripts/h200/fa2_tests.sh "$build/tests/fa2bench_gpu_tests" "$logs"
   pack
 fi
-if [[ $stages == *devtest* ]]; then
+if [[ $stages == *" devtest "* ]]; then
   # The candidates' own correctness tests (every variant against float64 on odd shapes).
   timeout 240 "$build"/tests/fa2bench_gpu_tests --gtest_filter="*$(tr a-z A-Z <<< "${family:0:1}")${family:1}Dev*" \
     > "$logs/${family}_dev_tests.log" 2>&1
@@ -49,7 +49,7 @@ if [[ $stages == *devtest* ]]; then
   pack
 fi
 prefix=tune_$([ "$family" = fa2 ] || echo "${family}_")
-if [[ $stages == *tune* ]]; then
+if [[ $stages == *" tune "* ]]; then
   # The seed notebook has fa2 cases only.
   if [ -z "${TUNE_FILTER:-}" ] && [ "$family" = fa2 ]; then
     $bin tune --config configs/seed_notebook.json --out results/h200/tune_seed_notebook \
@@ -70,7 +70,7 @@ if [[ $stages == *tune* ]]; then
     pack
   done
 fi
-if [[ $stages == *sweep* ]]; then
+if [[ $stages == *" sweep "* ]]; then
   for cfg in seed_notebook perf_fwd; do
     mkdir -p results/h200/$cfg
     $bin sweep --config configs/$cfg.json --target cuda --out results/h200/$cfg --quiet \
