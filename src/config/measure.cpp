@@ -12,7 +12,7 @@ MeasureSettings parse_measure(const json& v, const std::string& pointer, Measure
   }
   check_keys(v, pointer,
              {"warmup", "min_samples", "max_samples", "target_rel_spread", "max_time_s", "seed",
-              "l2_flush", "verify_rows", "inputs", "keep_samples", "drop_throttled"},
+              "l2_flush", "verify_rows", "inputs", "keep_samples", "drop_throttled", "sustained_s"},
              "measure setting", errors);
   auto int_field = [&](const char* key, std::int64_t min, int& out) {
     if (!v.contains(key)) return;
@@ -84,6 +84,17 @@ MeasureSettings parse_measure(const json& v, const std::string& pointer, Measure
   if (v.contains("drop_throttled")) {
     const auto b = get_bool(v["drop_throttled"], ptr(pointer, "drop_throttled"), errors);
     if (b) base.drop_throttled = *b;
+  }
+  if (v.contains("sustained_s")) {
+    const std::string p = ptr(pointer, "sustained_s");
+    const auto d = get_number(v["sustained_s"], p, errors);
+    if (d && !(*d >= 0 && *d <= kMaxSustainedSeconds)) {
+      errors.add(p, "expected seconds from 0 (off) to " +
+                        std::to_string(static_cast<int>(kMaxSustainedSeconds)) + ", got " +
+                        show(v["sustained_s"]));
+    } else if (d) {
+      base.sustained_s = *d;
+    }
   }
   if (v.contains("inputs")) {
     const std::string p = ptr(pointer, "inputs");

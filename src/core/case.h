@@ -33,6 +33,9 @@ int dtype_bytes(DType);
 // Raw samples a case can keep in results (the first ones, in the order taken): enough for a
 // rank test between two runs, bounded so a long case does not swell the file.
 inline constexpr int kMaxKeptSamples = 1000;
+// Bounds of measure.sustained_s and of the calls it may take (a kernel of microseconds).
+inline constexpr double kMaxSustainedSeconds = 600.0;
+inline constexpr long long kMaxSustainedCalls = 1000000;
 
 // How a case is measured. Defaults come from the config's "measure" block; a sweep may
 // override them.
@@ -52,6 +55,10 @@ struct MeasureSettings {
   // Samples taken while the GPU reported a throttle reason other than idle are left out of the
   // statistics (and counted) instead of only flagged.
   bool drop_throttled = false;
+  // Seconds of back-to-back calls after the timed samples (no L2 flush, no event per call), over
+  // which the GPU's energy counter gives energy per call and the GPU reaches its sustained
+  // state (a power cap shows here, not in short samples). 0 leaves the phase out.
+  double sustained_s = 0.0;
   // `sweep --profile-once` (not a config key): no warm-ups, no verification, one timed sample,
   // so a profiler (ncu, nsys) sees each case's kernel exactly once.
   bool profile_once = false;

@@ -99,6 +99,35 @@ nlohmann::json gpu_state_json(const GpuReading& start, const std::vector<GpuRead
   return j;
 }
 
+nlohmann::json gpu_sustained_json(const GpuReading& before, const GpuReading& after,
+                                  long long calls, double ms, double flops_per_call) {
+  nlohmann::json j;
+  const double n = static_cast<double>(calls);
+  const double seconds = ms / 1000.0;
+  j["calls"] = calls;
+  j["seconds"] = seconds;
+  j["ms_per_call"] = ms / n;
+  j["tflops"] = seconds > 0 ? flops_per_call * n / seconds / 1e12 : 0.0;
+  const double energy = after.energy_j - before.energy_j;
+  if (std::isfinite(energy) && energy > 0 && seconds > 0) {
+    j["energy_j_per_call"] = energy / n;
+    j["power_w_mean"] = energy / seconds;
+    j["tflop_per_j"] = flops_per_call * n / energy / 1e12;
+  } else {
+    j["energy_j_per_call"] = nullptr;
+    j["power_w_mean"] = nullptr;
+    j["tflop_per_j"] = nullptr;
+  }
+  j["sm_clock_mhz_end"] = value_or_null(after.sm_mhz);
+  j["temperature_c_end"] = value_or_null(after.temp_c);
+  if (after.throttle_known) {
+    j["throttle_reasons_end"] = throttle_reason_names(after.throttle & ~kThrottleNotCounted);
+  } else {
+    j["throttle_reasons_end"] = nullptr;
+  }
+  return j;
+}
+
 nlohmann::json gpu_state_absent_json(const std::string& why) {
   return {{"absent", why}};
 }

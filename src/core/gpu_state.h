@@ -32,6 +32,11 @@ std::vector<std::string> throttle_reason_names(std::uint64_t bits);
 // sample (the state the sample ended in), `flops_per_sample` the case's FLOPs.
 nlohmann::json gpu_state_json(const GpuReading& start, const std::vector<GpuReading>& after,
                               double flops_per_sample);
+// The `sustained` block: `calls` back-to-back calls took `ms` (one event pair around them all),
+// `before` and `after` read around them. Energy per call comes from the counter's difference;
+// the state at the end is the sustained one (clocks, temperature, throttle reasons).
+nlohmann::json gpu_sustained_json(const GpuReading& before, const GpuReading& after,
+                                  long long calls, double ms, double flops_per_call);
 // The block where there are no readings: {"absent": why}.
 nlohmann::json gpu_state_absent_json(const std::string& why);
 

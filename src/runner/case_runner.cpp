@@ -232,6 +232,27 @@ void sample_timings(const Case& c, const std::function<void()>& launch, Platform
   }
 }
 
+// measure.sustained_s of back-to-back calls, timed as one span between two readings: energy per
+// call without the flushes and gaps of the samples, and the state the GPU settles in under
+// sustained load. Only where there is a probe (the block says why not otherwise).
+void sample_sustained(const Case& c, const std::function<void()>& launch, Platform& platform,
+                      CaseResult& r) {
+  const MeasureSettings& m = c.measure;
+  GpuStateProbe* probe = platform.gpu_state_probe();
+  if (m.sustained_s <= 0 || m.profile_once || probe == nullptr || !(r.time.median > 0)) return;
+  const long long calls = std::clamp<long long>(
+      static_cast<long long>(std::ceil(m.sustained_s * 1000.0 / r.time.median)), 1,
+      kMaxSustainedCalls);
+  const std::function<void()> loop = [&launch, calls] {
+    for (long long i = 0; i < calls; ++i) launch();
+  };
+  const GpuReading before = probe->read();
+  const double ms = platform.time_ms(loop, false);
+  const GpuReading after = probe->read();
+  platform.check_after_run("sustained calls");
+  r.gpu_state["sustained"] = gpu_sustained_json(before, after, calls, ms, r.flops);
+}
+
 // The first run (its time is time_ms.first), the float64 check of its output (and gradients),
 // and --dump: the result's accuracy and wall_ms.verify.
 void verify_and_dump(const Case& c, const CaseTensors& t, const std::function<void()>& launch,
@@ -323,6 +344,7 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
     if (!c.measure.profile_once) verify_and_dump(c, t, launch, dump, platform, r);
     const auto timing_start = Clock::now();
     sample_timings(c, launch, platform, r);
+    sample_sustained(c, launch, platform, r);
     r.wall_ms.timing = ms_since(timing_start);
     r.memory.peak_bytes = tracker.peak_bytes() - base;
     r.memory.workspace_bytes = r.memory.peak_bytes - io;

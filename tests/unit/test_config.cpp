@@ -338,6 +338,9 @@ TEST(ConfigExpand, KeepSamplesAndDropThrottled) {
   EXPECT_EQ(parse_config(j, "t.json").cases[0].measure.keep_samples, 25);
   j["measure"] = {{"keep_samples", 1000}};
   EXPECT_EQ(parse_config(j, "t.json").cases[0].measure.keep_samples, 1000);
+  EXPECT_EQ(parse_config(j, "t.json").cases[0].measure.sustained_s, 0.0);
+  j["measure"] = {{"sustained_s", 0.5}};
+  EXPECT_EQ(parse_config(j, "t.json").cases[0].measure.sustained_s, 0.5);
 }
 
 TEST(ConfigErrors, KeepSamplesBeyondTheCapOrOfAnotherType) {
@@ -347,6 +350,8 @@ TEST(ConfigErrors, KeepSamplesBeyondTheCapOrOfAnotherType) {
                        "/measure/keep_samples: expected true, false or a count from 0 to 1000 "
                        "(at most 1000 samples are kept per case), got 1001"));
   EXPECT_TRUE(HasError(j, "/measure/drop_throttled: expected true or false, got \"yes\""));
+  j["measure"] = {{"sustained_s", -1}};
+  EXPECT_TRUE(HasError(j, "/measure/sustained_s: expected seconds from 0 (off) to 600, got -1"));
   j["measure"] = {{"keep_samples", -1}};
   EXPECT_TRUE(HasError(j, "/measure/keep_samples: expected true, false or a count"));
   j["measure"] = {{"keep_samples", "all"}};

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Throttled samples: flagged from the reading after each sample, dropped under
-// measure.drop_throttled, and a case run with a fake probe records what was dropped.
+// measure.drop_throttled, and a case run with a fake probe records what was dropped; the
+// sustained phase (measure.sustained_s) and its energy per call.
 #include <gtest/gtest.h>
 
 #include "backends/backend.h"
+#include "core/gpu_state.h"
 #include "core/throttled_samples.h"
 #include "io/results_json.h"
 #include "runner/case_runner.h"
@@ -67,8 +69,10 @@ class ThrottlingPlatform final : public Platform {
     GpuReading read() override {
       // Reading 0 is the start of the loop; readings 1, 2, ... follow samples 0, 1, ...
       const bool capped = calls_ > 0 && (calls_ - 1) % 2 == 1;
+      GpuReading g = with_reasons(capped ? 0x4 : 0x0);
+      g.energy_j = 10.0 * calls_;  // the counter moves 10 J between readings
       ++calls_;
-      return with_reasons(capped ? 0x4 : 0x0);
+      return g;
     }
     int calls_ = 0;
   };
@@ -159,6 +163,70 @@ TEST(ThrottledSamples, RunnerWithoutProbeRecordsWhyNothingWasDropped) {
   EXPECT_FALSE(j["time_ms"].contains("samples"));
   EXPECT_FALSE(j["time_ms"].contains("dropped_throttled"));
   EXPECT_EQ(j["time_ms"]["dropped_throttled_absent"], "no probe in this test");
+}
+
+TEST(SustainedPhase, EnergyPerCallFromTheCounterAcrossTheCalls) {
+  GpuReading before = with_reasons(0);
+  before.energy_j = 1000.0;
+  GpuReading after = with_reasons(0x4 | 0x1);  // power capped at the end (and idle, not counted)
+  after.energy_j = 1600.0;
+  after.temp_c = 61;
+  const nlohmann::json j = gpu_sustained_json(before, after, 300, 1500.0, 2e12);
+  EXPECT_EQ(j["calls"], 300);
+  EXPECT_DOUBLE_EQ(j["seconds"].get<double>(), 1.5);
+  EXPECT_DOUBLE_EQ(j["ms_per_call"].get<double>(), 5.0);
+  EXPECT_DOUBLE_EQ(j["tflops"].get<double>(), 400.0);
+  EXPECT_DOUBLE_EQ(j["energy_j_per_call"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(j["power_w_mean"].get<double>(), 400.0);
+  EXPECT_DOUBLE_EQ(j["tflop_per_j"].get<double>(), 1.0);
+  EXPECT_EQ(j["sm_clock_mhz_end"], 1980);
+  EXPECT_EQ(j["temperature_c_end"], 61);
+  EXPECT_EQ(j["throttle_reasons_end"], (std::vector<std::string>{"sw_power_cap"}));
+}
+
+TEST(SustainedPhase, UnknownCounterAndReasonsAreNull) {
+  const nlohmann::json j = gpu_sustained_json(GpuReading{}, GpuReading{}, 10, 5.0, 1e9);
+  EXPECT_TRUE(j["energy_j_per_call"].is_null());
+  EXPECT_TRUE(j["power_w_mean"].is_null());
+  EXPECT_TRUE(j["tflop_per_j"].is_null());
+  EXPECT_TRUE(j["throttle_reasons_end"].is_null());
+  EXPECT_TRUE(j["sm_clock_mhz_end"].is_null());
+  EXPECT_EQ(j["calls"], 10);
+}
+
+TEST(SustainedPhase, RunnerAddsTheBlockOnlyWhenAskedAndProbed) {
+  auto backend = make_backend("cpu-flash");
+  Case c = small_case(false, 0);
+  {
+    ThrottlingPlatform platform(true);
+    const CaseResult r = run_case(c, *backend, platform);  // sustained_s 0: off
+    ASSERT_EQ(r.status, Status::ok) << r.reason;
+    EXPECT_FALSE(r.gpu_state.contains("sustained"));
+    EXPECT_FALSE(to_json(r)["measure"].contains("sustained_s"));
+  }
+  c.measure.sustained_s = 0.02;
+  {
+    ThrottlingPlatform platform(true);
+    const CaseResult r = run_case(c, *backend, platform);
+    ASSERT_EQ(r.status, Status::ok) << r.reason;
+    ASSERT_TRUE(r.gpu_state.contains("sustained")) << r.gpu_state.dump();
+    const nlohmann::json& s = r.gpu_state["sustained"];
+    const long long calls = s["calls"].get<long long>();
+    EXPECT_GE(calls, 1);
+    // Enough calls to fill the asked time at the sampled median, and 10 J across all of them.
+    EXPECT_GE(static_cast<double>(calls) * r.time.median, 20.0 * 0.999);
+    EXPECT_NEAR(s["energy_j_per_call"].get<double>() * static_cast<double>(calls), 10.0, 1e-9);
+    const nlohmann::json j = to_json(r);
+    EXPECT_DOUBLE_EQ(j["measure"]["sustained_s"].get<double>(), 0.02);
+    EXPECT_EQ(j["gpu_state"]["sustained"]["calls"], calls);
+  }
+  {
+    ThrottlingPlatform platform(false);
+    const CaseResult r = run_case(c, *backend, platform);
+    ASSERT_EQ(r.status, Status::ok) << r.reason;
+    EXPECT_FALSE(r.gpu_state.contains("sustained"));
+    EXPECT_EQ(r.gpu_state["absent"], "no probe in this test");
+  }
 }
 
 }  // namespace
