@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Hopper attention backward, version 1: FlashAttention-2's backward (Dao 2023, algorithm 2) on
+// Hopper attention backward, version 2: FlashAttention-2's backward (Dao 2023, algorithm 2) on
 // warpgroup MMA.
 //
 // One CTA per (key block, KV head, batch), two warpgroups of 64 keys each. K and V stay in
@@ -9,8 +9,10 @@
 // operands in shared memory), Pᵀ = exp(Sᵀ·scale − LSE) and dSᵀ = Pᵀ ∘ (dPᵀ − D) in registers,
 // dV += Pᵀ·dO and dK += dSᵀ·Q with Pᵀ and dSᵀ as register A operands (dO and Q read
 // MN-major), dSᵀ to shared memory, then dQ = dS·K (dS read MN-major from dSᵀ) added into the
-// fp32 accumulator with vector reductions. The pre- and post-passes are fa2's (D_i and the
-// zeroed accumulator; scale · accumulator → dQ).
+// fp32 accumulator: by the copy engine from shared memory (Traits::kDqByTma) or with vector
+// reductions from registers. Sᵀ and dPᵀ are waited for one at a time (Traits::kSplitSdP), so
+// the exponentials overlap dPᵀ. The pre- and post-passes are fa2's (D_i and the zeroed
+// accumulator; scale · accumulator → dQ).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -27,35 +29,72 @@
 #include "fa3/fa3_bwd_traits.h"
 #include "fa3/fa3_softmax.cuh"
 #include "hopper/sw128_tile.cuh"
+#include "hopper/tma.cuh"
+#include "hopper/warpgroup.cuh"
 #include "hopper/wgmma_desc.cuh"
 #include "hopper/wgmma_ops.cuh"
 #include "hopper/wgmma_sync.cuh"
 
 namespace fa2b {
+
+// The main kernel's parameter: the backward's tensors, the workspace, and the copy engine's
+// map of the dQ accumulator (used with Traits::kDqByTma).
+struct Fa3BwdArgs {
+  AttnBwdParams p;
+  float* dq_accum;
+  const float* d_sum;
+  CUtensorMap dq_map;
+};
+
 namespace fa3 {
+
+// One thread's dQ accumulators (columns [0, D/2) of the warpgroup's slice, rows row and row + 8)
+// into the warpgroup's shared-memory slice: 32-column boxes of 64 rows, each row's 16-byte
+// chunks swizzled by row % 8 as the copy engine's 128-byte swizzle expects.
+template <int kDQCols, int kDQAcc>
+__device__ __forceinline__ void store_dq_slice(std::uint32_t slice, const float (&dq)[kDQAcc],
+                                               int row, int col_lane) {
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int rr = row + 8 * r;
+#pragma unroll
+    for (int j = 0; j < kDQAcc / 4; ++j) {
+      const int col = j * 8 + col_lane;
+      const int in_box = col % 32;
+      const std::uint32_t addr = slice + (col / 32) * (64 * 128) + rr * 128 +
+                                 (((in_box / 4) ^ (rr & 7)) << 4) + (in_box % 4) * 4;
+      asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(dq[4 * j + 2 * r]),
+                   "f"(dq[4 * j + 2 * r + 1])
+                   : "memory");
+    }
+  }
+}
 
 template <typename Traits, typename T, bool kCausal>
 __global__ void __launch_bounds__(Traits::kThreads, 1)
-    fa3_bwd_kernel(const AttnBwdParams p, float* dq_accum, const float* d_sum) {
+    fa3_bwd_kernel(const __grid_constant__ Fa3BwdArgs args) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  const AttnBwdParams& p = args.p;
+  const float* d_sum = args.d_sum;
   constexpr int kBM = Traits::kBlockM;
   constexpr int kBN = Traits::kBlockN;
   constexpr int kD = Traits::kHeadDim;
   constexpr int kThreads = Traits::kThreads;
-  constexpr int kSAcc = kBM / 2;   // Sᵀ, dPᵀ accumulators per thread (m64 x kBM)
-  constexpr int kKVAcc = kD / 2;   // dK, dV (m64 x kD)
-  constexpr int kDQAcc = kD / 4;   // dQ (m64 x kD/2)
-  constexpr int kDQCols = kD / 2;  // dQ columns per warpgroup
+  constexpr int kSAcc = kBM / 2;            // Sᵀ, dPᵀ accumulators per thread (m64 x kBM)
+  constexpr int kKVAcc = kD / 2;            // dK, dV (m64 x kD)
+  constexpr int kDQAcc = kD / 4;            // dQ (m64 x kD/2)
+  constexpr int kDQCols = Traits::kDQCols;  // dQ columns per warpgroup
   constexpr float kLog2e = 1.4426950408889634f;
 
   extern __shared__ unsigned char smem_raw[];
   const std::uint32_t s_k = (smem_u32(smem_raw) + 1023u) & ~1023u;
   const std::uint32_t s_v = s_k + Traits::kKVBytes;
-  const std::uint32_t s_q0 = s_v + Traits::kKVBytes;  // stage st at + st * kQBytes
-  const std::uint32_t s_do0 = s_q0 + 2 * Traits::kQBytes;
-  const std::uint32_t s_ds = s_do0 + 2 * Traits::kQBytes;
+  const std::uint32_t s_q0 = s_k + Traits::kQOffset;  // stage st at + st * kQBytes
+  const std::uint32_t s_do0 = s_k + Traits::kDOOffset;
+  const std::uint32_t s_ds = s_k + Traits::kDSOffset;
+  const std::uint32_t s_dq0 = s_k + Traits::kDQOffset;  // (buffer, warpgroup) slices
   float* s_lse0 =
-      reinterpret_cast<float*>(smem_raw + (s_ds + Traits::kDSBytes - smem_u32(smem_raw)));
+      reinterpret_cast<float*>(smem_raw + (s_k + Traits::kStatOffset - smem_u32(smem_raw)));
   float* s_di0 = s_lse0 + 2 * kBM;
 
   const int tid = static_cast<int>(threadIdx.x);
@@ -145,24 +184,28 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
       sm90::wgmma_ss<T, kBM, 0, 0>(s, sm90::kmajor_desc<kBN>(s_k, wg * 64, ks),
                                    sm90::kmajor_desc<kBM>(s_q, 0, ks), ks > 0 ? 1 : 0);
     }
+    if constexpr (Traits::kSplitSdP) sm90::wgmma_commit();
 #pragma unroll
     for (int ks = 0; ks < kD / 16; ++ks) {
       sm90::wgmma_ss<T, kBM, 0, 0>(dp, sm90::kmajor_desc<kBN>(s_v, wg * 64, ks),
                                    sm90::kmajor_desc<kBM>(s_do, 0, ks), ks > 0 ? 1 : 0);
     }
     sm90::wgmma_commit();
-    sm90::wgmma_wait<0>();
+    if constexpr (Traits::kSplitSdP) {
+      sm90::wgmma_wait<1>();  // Sᵀ only: dPᵀ may still run while the exponentials do
+    } else {
+      sm90::wgmma_wait<0>();
+      sm90::fence_operands(dp);
+    }
     sm90::fence_operands(s);
-    sm90::fence_operands(dp);
 
-    // Pᵀ and dSᵀ in place. A key above a query's causal limit gets P = 0 (set after the exp: a
-    // query row that sees no key at all has LSE = -inf).
+    // Pᵀ in place. A key above a query's causal limit gets P = 0 (set after the exp: a query
+    // row that sees no key at all has LSE = -inf).
     const bool need_mask = kCausal && n0 + kBN - 1 > m0 + diag;
 #pragma unroll
     for (int j = 0; j < kSAcc / 4; ++j) {
       const int col = j * 8 + col_lane;
       const float2 lse = *reinterpret_cast<const float2*>(s_lse + col);
-      const float2 di = *reinterpret_cast<const float2*>(s_di + col);
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int i = 4 * j + e;
@@ -174,7 +217,21 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
           if (key > query + diag) pv = 0.f;
         }
         s[i] = pv;
-        dp[i] = pv * (dp[i] - ((e & 1) ? di.y : di.x));
+      }
+    }
+    if constexpr (Traits::kSplitSdP) {
+      sm90::wgmma_wait<0>();
+      sm90::fence_operands(dp);
+    }
+    // dSᵀ = Pᵀ ∘ (dPᵀ − D_i) in place.
+#pragma unroll
+    for (int j = 0; j < kSAcc / 4; ++j) {
+      const int col = j * 8 + col_lane;
+      const float2 di = *reinterpret_cast<const float2*>(s_di + col);
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int i = 4 * j + e;
+        dp[i] = s[i] * (dp[i] - ((e & 1) ? di.y : di.x));
       }
     }
 
@@ -231,19 +288,44 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
     sm90::fence_operands(pa);
     sm90::fence_operands(dsa);
 
-    float* dq_rows = dq_accum + ((static_cast<std::int64_t>(b) * f.H + h) * f.T_q + m0) * kD;
+    if constexpr (Traits::kDqByTma) {
+      // The slice of buffer it % 2 was last read by the copy engine two blocks ago: its issuer
+      // waits for that read, the warpgroup's barrier passes the word on; after the stores (and
+      // the proxy fence) a second barrier hands the slice to the issuer.
+      const std::uint32_t slice = s_dq0 + ((it & 1) * 2 + wg) * Traits::kDQSliceBytes;
+      const bool issuer = tid % 128 == 0;
+      if (issuer) sm90::bulk_wait_group_read<1>();
+      sm90::named_barrier_sync(1 + wg, 128);
+      store_dq_slice<kDQCols>(slice, dq, dq_row, col_lane);
+      sm90::fence_smem_for_async_proxy();
+      sm90::named_barrier_sync(1 + wg, 128);
+      if (issuer) {
 #pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      const int row = dq_row + 8 * r;
-      if (m0 + row < f.T_q) {
+        for (int box = 0; box < kDQCols / 32; ++box) {
+          sm90::tma_reduce_add_4d(&args.dq_map, slice + box * Traits::kDQBoxBytes,
+                                  wg * kDQCols + 32 * box, m0, h, b);
+        }
+        sm90::bulk_commit_group();
+      }
+    } else {
+      float* dq_rows = args.dq_accum + ((static_cast<std::int64_t>(b) * f.H + h) * f.T_q + m0) * kD;
 #pragma unroll
-        for (int j = 0; j < kDQAcc / 4; ++j) {
-          const int col = wg * kDQCols + j * 8 + col_lane;
-          fa2::red_add2(dq_rows + static_cast<std::int64_t>(row) * kD + col, dq[4 * j + 2 * r],
-                        dq[4 * j + 2 * r + 1]);
+      for (int r = 0; r < 2; ++r) {
+        const int row = dq_row + 8 * r;
+        if (m0 + row < f.T_q) {
+#pragma unroll
+          for (int j = 0; j < kDQAcc / 4; ++j) {
+            const int col = wg * kDQCols + j * 8 + col_lane;
+            fa2::red_add2(dq_rows + static_cast<std::int64_t>(row) * kD + col, dq[4 * j + 2 * r],
+                          dq[4 * j + 2 * r + 1]);
+          }
         }
       }
     }
+  }
+  // The copy engine's last additions must land before the post-pass reads the accumulator.
+  if constexpr (Traits::kDqByTma) {
+    if (tid % 128 == 0) sm90::bulk_wait_group<0>();
   }
 
   // dK = scale · Σ dSᵀ·Q, dV = Σ Pᵀ·dO, in the input dtype (zeros for a block no query sees).
@@ -265,9 +347,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
     }
   }
 #else
-  (void)p;
-  (void)dq_accum;
-  (void)d_sum;
+  (void)args;
 #endif
 }
 

@@ -17,9 +17,15 @@ constexpr bool fa3_bwd_head_dim_supported(int d) {
   return head_dim_listed(Fa3BwdHeadDims{}, d);
 }
 
-template <int kD>
-struct Fa3BwdTraits {
+// kSplitSdP: Sᵀ and dPᵀ are waited for separately, so exp(Sᵀ − LSE) runs while dPᵀ is still
+// on the tensor cores. kDqByTma: each warpgroup leaves its dQ slice in shared memory (fp32,
+// double-buffered) and one of its threads adds it to the global accumulator through the copy
+// engine, instead of every thread issuing vector reductions.
+template <int kD, bool kSplitSdP_ = true, bool kDqByTma_ = true>
+struct Fa3BwdTile {
   static constexpr int kHeadDim = kD;
+  static constexpr bool kSplitSdP = kSplitSdP_;
+  static constexpr bool kDqByTma = kDqByTma_;
   static constexpr int kBlockM = 64;   // queries per block
   static constexpr int kBlockN = 128;  // keys per CTA
   static constexpr int kThreads = 256;
@@ -27,8 +33,26 @@ struct Fa3BwdTraits {
   static constexpr int kQBytes = kBlockM * kD * 2;        // one stage of Q or dO
   static constexpr int kDSBytes = kBlockN * kBlockM * 2;  // dSᵀ
   static constexpr int kStatBytes = 2 * 2 * kBlockM * 4;  // LSE and D_i, two stages
-  static constexpr int kSmemBytes = 2 * kKVBytes + 4 * kQBytes + kDSBytes + kStatBytes + 1024;
+  // dQ of one warpgroup (64 query rows x D/2 fp32 columns), in boxes of 32 columns (the copy
+  // engine's 128-byte swizzle span); two per warpgroup (double buffer).
+  static constexpr int kDQCols = kD / 2;
+  static constexpr int kDQBoxBytes = kBlockM * 32 * 4;
+  static constexpr int kDQSliceBytes = kBlockM * kDQCols * 4;
+  static constexpr int kDQBytes = kDqByTma ? 2 * 2 * kDQSliceBytes : 0;
+  // Offsets from the 1024-aligned base: K, V, Q stages, dO stages, dSᵀ, dQ buffers, LSE/D_i.
+  static constexpr int kQOffset = 2 * kKVBytes;
+  static constexpr int kDOOffset = kQOffset + 2 * kQBytes;
+  static constexpr int kDSOffset = kDOOffset + 2 * kQBytes;
+  static constexpr int kDQOffset = kDSOffset + kDSBytes;
+  static constexpr int kStatOffset = kDQOffset + kDQBytes;
+  static constexpr int kSmemBytes = kStatOffset + kStatBytes + 1024;
   static_assert(kBlockM == 64, "dSᵀ is one 64-column block of the swizzled layout");
+  static_assert(kDQCols % 32 == 0, "dQ slices in whole 32-column boxes");
+  static_assert(kDQOffset % 1024 == 0 && kDQSliceBytes % 1024 == 0, "swizzle atoms aligned");
+  static_assert(kSmemBytes <= 227 * 1024, "shared memory of one sm_90 block");
 };
+
+template <int kD>
+using Fa3BwdTraits = Fa3BwdTile<kD>;
 
 }  // namespace fa2b

@@ -50,5 +50,27 @@ inline cudaError_t encode_attn_tensor_map(CUtensorMap* map, const void* base, bo
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
+// The map of an fp32 accumulator [B, H, T, D], contiguous, in boxes of 32 columns (128 bytes)
+// by `rows` rows, swizzled 128-byte: the backward's dQ accumulator, added into by the copy
+// engine (tma.cuh, tma_reduce_add_4d).
+inline cudaError_t encode_f32_accum_map(CUtensorMap* map, float* base, int B, int H, int T, int D,
+                                        int rows) {
+  const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
+  if (encode == nullptr) return cudaErrorNotSupported;
+  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(D), static_cast<cuuint64_t>(T),
+                              static_cast<cuuint64_t>(H), static_cast<cuuint64_t>(B)};
+  const cuuint64_t row_bytes = static_cast<cuuint64_t>(D) * 4;
+  const cuuint64_t strides[3] = {
+      row_bytes, row_bytes * static_cast<cuuint64_t>(T),
+      row_bytes * static_cast<cuuint64_t>(T) * static_cast<cuuint64_t>(H)};
+  const cuuint32_t box[4] = {32, static_cast<cuuint32_t>(rows), 1, 1};
+  const cuuint32_t element_strides[4] = {1, 1, 1, 1};
+  const CUresult r =
+      encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, base, dims, strides, box, element_strides,
+             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
 }  // namespace sm90
 }  // namespace fa2b

@@ -27,5 +27,35 @@ __device__ __forceinline__ void tma_load_4d(std::uint32_t dst, const CUtensorMap
       : "memory");
 }
 
+// Adds the box at `src` into the tensor at coordinates (c0 innermost .. c3) of a rank-4 map,
+// element by element in global memory (the copy engine does the read-modify-write); elements
+// outside the tensor are skipped. Completes asynchronously, tracked by bulk groups.
+__device__ __forceinline__ void tma_reduce_add_4d(const CUtensorMap* map, std::uint32_t src, int c0,
+                                                  int c1, int c2, int c3) {
+  asm volatile(
+      "cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group"
+      " [%0, {%1, %2, %3, %4}], [%5];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)),
+      "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(src)
+      : "memory");
+}
+
+// Closes this thread's bulk operations issued so far into one group.
+__device__ __forceinline__ void bulk_commit_group() {
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+
+// Waits until at most kPending of this thread's groups still read their shared memory (the
+// source may then be overwritten).
+template <int kPending>
+__device__ __forceinline__ void bulk_wait_group_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(kPending) : "memory");
+}
+
+// Waits until at most kPending of this thread's groups are incomplete (their writes done).
+template <int kPending>
+__device__ __forceinline__ void bulk_wait_group() {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
 }  // namespace sm90
 }  // namespace fa2b
