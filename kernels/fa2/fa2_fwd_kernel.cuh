@@ -23,6 +23,14 @@
 // sees (K, V pointers moved there, T_k and diag counted from there), which keeps the loop bound
 // at 0 instead of a lower bound held in a register across the loop (one register more spills
 // the 255-register D = 128 tile).
+//
+// kSplit: split-KV ("flash-decoding", fa2_split_kv.h). The grid holds split.n_splits copies of
+// the unsplit grid, split-major (the CTAs of one split and neighbouring heads of a KV group run
+// together and share that slice of K/V in L2). A CTA walks only its split's share of the key
+// tiles its rows see (the same re-basing moves the key axis to the share's first tile, so masks
+// and the T_k tail hold per split), and writes its rows normalised by their own sums, in
+// float32, with their log-sum-exps (-inf for a row that sees no key of the split) into the
+// workspace; fa2_fwd_combine.cuh merges the splits into O and LSE.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -39,15 +47,16 @@
 #include "fa2/fa2_fwd_gemm.cuh"
 #include "fa2/fa2_fwd_mask.cuh"
 #include "fa2/fa2_fwd_softmax.cuh"
+#include "fa2/fa2_split_kv.h"
 #include "fa2/fa2_tile_io.cuh"
 #include "fa2/fa2_traits.h"
 
 namespace fa2b {
 namespace fa2 {
 
-template <typename Traits, typename T, bool kMasked>
+template <typename Traits, typename T, bool kMasked, bool kSplit = false>
 __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
-    fa2_fwd_kernel(const AttnParams p, const Fa2Order order) {
+    fa2_fwd_kernel(const AttnParams p, const Fa2Order order, const Fa2SplitKv split) {
   constexpr int kBM = Traits::kBlockM;
   constexpr int kBN = Traits::kBlockN;
   constexpr int kD = Traits::kHeadDim;
@@ -78,14 +87,23 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
   // Heavy-first: all heads' last m-blocks first, then the next-to-last ones, and so on, so the
   // whole grid runs longest-first (the better balance when the grid is a few waves).
   const int num_m = (p.T_q + kBM - 1) / kBM;
+  // Split launches: blockIdx.x = split index * (unsplit grid) + the unsplit CTA index. Read
+  // where used, so the unsplit instantiation compiles exactly as it did before splits existed.
+  const unsigned unsplit_ctas =
+      static_cast<unsigned>(num_m) * static_cast<unsigned>(p.B) * static_cast<unsigned>(p.H);
+  const int split_idx = kSplit ? static_cast<int>(blockIdx.x / unsplit_ctas) : 0;
+  auto cta_index = [&]() -> unsigned {
+    if constexpr (kSplit) return blockIdx.x % unsplit_ctas;
+    return blockIdx.x;
+  };
   int m_block, bh;
   if (order == Fa2Order::kHeavyFirst) {
     const unsigned num_bh = static_cast<unsigned>(p.B) * static_cast<unsigned>(p.H);
-    m_block = num_m - 1 - static_cast<int>(blockIdx.x / num_bh);
-    bh = static_cast<int>(blockIdx.x % num_bh);
+    m_block = num_m - 1 - static_cast<int>(cta_index() / num_bh);
+    bh = static_cast<int>(cta_index() % num_bh);
   } else {
-    m_block = num_m - 1 - static_cast<int>(blockIdx.x % static_cast<unsigned>(num_m));
-    bh = static_cast<int>(blockIdx.x / static_cast<unsigned>(num_m));
+    m_block = num_m - 1 - static_cast<int>(cta_index() % static_cast<unsigned>(num_m));
+    bh = static_cast<int>(cta_index() / static_cast<unsigned>(num_m));
   }
   const int h = bh % p.H;
   const int b = bh / p.H;
@@ -115,6 +133,21 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
     v += static_cast<std::int64_t>(key0) * p.v_row_stride;
     t_k -= key0;
     diag -= key0;
+  }
+  if constexpr (kSplit) {
+    // This split's share of the n_blocks tiles (counted from key0): ceil(n_blocks / n_splits)
+    // tiles from split_idx times that on; the last shares may be short or empty.
+    n_blocks = max(n_blocks, 0);
+    const int share = (n_blocks + split.n_splits - 1) / split.n_splits;
+    const int first = split_idx * share;
+    n_blocks = max(0, min(share, n_blocks - first));
+    if (n_blocks > 0) {
+      const int split_key0 = first * kBN;
+      k += static_cast<std::int64_t>(split_key0) * p.k_row_stride;
+      v += static_cast<std::int64_t>(split_key0) * p.v_row_stride;
+      t_k -= split_key0;
+      diag -= split_key0;
+    }
   }
 
   const float scale_log2 = p.scale * 1.4426950408889634f;
@@ -226,6 +259,30 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
         acc_o[mi][j][2 * r + 1] *= inv;
       }
     }
+  }
+  if constexpr (kSplit) {
+    // The split's rows straight from the accumulators: each quad writes 8 consecutive floats
+    // of a row per d tile. The workspace is small (decode: a few rows per head), so the
+    // coalescing the staged epilogue below buys does not matter here.
+    const std::int64_t row_base =
+        ((static_cast<std::int64_t>(split_idx) * p.B + b) * p.H + h) * p.T_q;
+#pragma unroll
+    for (int mi = 0; mi < kMT; ++mi) {
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const int row = m0 + warp_row0 + mi * 16 + g + 8 * r;
+        if (row < p.T_q) {
+          float* o_row = split.o_partial + (row_base + row) * kD;
+#pragma unroll
+          for (int j = 0; j < kDT; ++j) {
+            *reinterpret_cast<float2*>(o_row + j * 8 + 2 * t) =
+                make_float2(acc_o[mi][j][2 * r], acc_o[mi][j][2 * r + 1]);
+          }
+          if (t == 0) split.lse_partial[row_base + row] = lse_val[mi][r];
+        }
+      }
+    }
+    return;
   }
   __syncwarp();
 #pragma unroll
