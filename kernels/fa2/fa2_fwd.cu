@@ -150,13 +150,18 @@ bool fa2_fwd_supported(const AttnParams& p, std::string* why) {
   return true;
 }
 
-int fa2_fwd_num_splits(const AttnParams& p) {
-  if (!fa2_head_dim_supported(p.D)) return 1;
-  const int forced_sms = env_positive_int("FA2BENCH_FA2_NUM_SMS");
-  const bool split_tile_fits =
+Fa2SplitKv fa2_fwd_decode_plan(const AttnParams& p) {
+  Fa2SplitKv plan;
+  if (!fa2_head_dim_supported(p.D)) return plan;
+  const bool tile_fits =
       choose_fwd_tile(p.D, attn_masked(p), true, fa2_smem_limit()) == Fa2FwdTile::kSmallGrid;
-  return fa2_choose_num_splits(p, forced_sms > 0 ? forced_sms : sm_count(), split_tile_fits,
-                               env_positive_int("FA2BENCH_FA2_SPLITS"));
+  const char* pack_env = std::getenv("FA2BENCH_FA2_GQA_PACK");
+  plan.pack_gqa =
+      fa2_choose_gqa_pack(p, tile_fits, pack_env == nullptr || std::strcmp(pack_env, "0") != 0);
+  const int forced_sms = env_positive_int("FA2BENCH_FA2_NUM_SMS");
+  plan.n_splits = fa2_choose_num_splits(p, forced_sms > 0 ? forced_sms : sm_count(), tile_fits,
+                                        env_positive_int("FA2BENCH_FA2_SPLITS"), plan.pack_gqa);
+  return plan;
 }
 
 std::int64_t fa2_fwd_split_workspace_bytes(const AttnParams& p, int n_splits) {
@@ -164,13 +169,15 @@ std::int64_t fa2_fwd_split_workspace_bytes(const AttnParams& p, int n_splits) {
 }
 
 cudaError_t fa2_fwd(const AttnParams& p, const Fa2SplitKv& split, cudaStream_t stream) {
-  if (split.n_splits <= 1) return fa2_fwd(p, stream);
+  if (split.n_splits <= 1 && !split.pack_gqa) return fa2_fwd(p, stream);
   std::string why;
   if (!fa2_fwd_supported(p, &why)) return cudaErrorInvalidValue;
-  if (split.o_partial == nullptr || split.lse_partial == nullptr) return cudaErrorInvalidValue;
+  if (split.n_splits > 1 && (split.o_partial == nullptr || split.lse_partial == nullptr)) {
+    return cudaErrorInvalidValue;
+  }
   return FA2_FP16_SWITCH(p.dtype == KernelDType::bf16, T, [&] {
     return fa2_dispatch_head_dim(
-        p.D, [&](auto kD) { return run_fa2_fwd_split<T, decltype(kD)::value>(p, split, stream); });
+        p.D, [&](auto kD) { return run_fa2_fwd_decode<T, decltype(kD)::value>(p, split, stream); });
   });
 }
 

@@ -16,11 +16,12 @@ namespace fa2b {
 template <typename T, int kHeadDim>
 cudaError_t run_fa2_fwd(const AttnParams& p, cudaStream_t stream);
 
-// The split-KV forward (split.n_splits > 1, fa2_split_kv.h): the split kernel on the small-grid
-// tile, then the combine. Refuses (cudaErrorInvalidConfiguration) when that tile does not fit
-// the device's shared memory; fa2_fwd_num_splits() never chooses a split there.
+// The decode forward (fa2_split_kv.h: split.n_splits > 1 and / or split.pack_gqa): the split
+// and / or packed kernel on the small-grid tile, then the combine when split. Refuses
+// (cudaErrorInvalidConfiguration) when that tile does not fit the device's shared memory, or a
+// packed group's rows do not fit it; fa2_fwd_decode_plan() plans neither.
 template <typename T, int kHeadDim>
-cudaError_t run_fa2_fwd_split(const AttnParams& p, const Fa2SplitKv& split, cudaStream_t stream);
+cudaError_t run_fa2_fwd_decode(const AttnParams& p, const Fa2SplitKv& split, cudaStream_t stream);
 
 // Merges the splits' rows into O and LSE (fa2_fwd_combine.cuh), for either dtype.
 cudaError_t fa2_fwd_combine(const AttnParams& p, const Fa2SplitKv& split, cudaStream_t stream);

@@ -14,6 +14,10 @@
 // Only grids of one query block per (batch, head) split by shape (T_q up to the split tile's
 // rows: decode): prefill grids keep the tuned path of fa2_traits.h unchanged. A forced count
 // (FA2BENCH_FA2_SPLITS, for tests) applies to any shape.
+//
+// GQA packing (fa2_choose_gqa_pack): with H_kv < H, when a KV group's G = H / H_kv query heads
+// times T_q rows fit one query tile, they share a CTA, which reads each K/V tile once for the
+// group rather than once per query head; the grid then has B * H_kv CTAs before the split.
 #pragma once
 
 #include <algorithm>
@@ -91,17 +95,30 @@ inline std::int64_t fa2_split_workspace_bytes(const AttnParams& p, int n_splits)
   return 4LL * n_splits * p.B * p.H * p.T_q * (p.D + 1);
 }
 
+// Whether the forward packs each KV group's query heads into one CTA: grouped-query heads
+// (H_kv < H) whose G * T_q rows fit the decode tile, on a device that fits that tile
+// (`split_tile_fits`), unless `enabled` is false (FA2BENCH_FA2_GQA_PACK=0).
+inline bool fa2_choose_gqa_pack(const AttnParams& p, bool split_tile_fits, bool enabled = true) {
+  if (!enabled || !split_tile_fits || !fa2_head_dim_supported(p.D) || p.H_kv <= 0 ||
+      p.H <= p.H_kv || p.H % p.H_kv != 0 || p.T_q <= 0) {
+    return false;
+  }
+  const Fa2SplitTile tile = fa2_split_tile(p.D, attn_masked(p));
+  return static_cast<std::int64_t>(p.H / p.H_kv) * p.T_q <= tile.block_m;
+}
+
 // The split count of a forward on a device of `num_sms` multiprocessors whose split tile fits
-// its shared memory (`split_tile_fits`; else 1). `forced` > 0 (FA2BENCH_FA2_SPLITS) replaces the
-// heuristic, capped at kFa2MaxSplits and at what grid.x holds; it may exceed the key blocks, so
-// tests reach splits that see no key.
+// its shared memory (`split_tile_fits`; else 1), with its KV groups packed (`packed`,
+// fa2_choose_gqa_pack) or not. `forced` > 0 (FA2BENCH_FA2_SPLITS) replaces the heuristic,
+// capped at kFa2MaxSplits and at what grid.x holds; it may exceed the key blocks, so tests reach
+// splits that see no key.
 inline int fa2_choose_num_splits(const AttnParams& p, int num_sms, bool split_tile_fits,
-                                 int forced = 0) {
+                                 int forced = 0, bool packed = false) {
   if (!split_tile_fits || !fa2_head_dim_supported(p.D) || p.T_k <= 0 || p.T_q <= 0) return 1;
   const Fa2SplitTile tile = fa2_split_tile(p.D, attn_masked(p));
   const std::int64_t m_blocks =
-      (static_cast<std::int64_t>(p.T_q) + tile.block_m - 1) / tile.block_m;
-  const std::int64_t ctas = static_cast<std::int64_t>(p.B) * p.H * m_blocks;
+      packed ? 1 : (static_cast<std::int64_t>(p.T_q) + tile.block_m - 1) / tile.block_m;
+  const std::int64_t ctas = static_cast<std::int64_t>(p.B) * (packed ? p.H_kv : p.H) * m_blocks;
   if (ctas <= 0) return 1;
   const std::int64_t grid_cap = 0x7fffffffLL / ctas;
   if (forced > 0) {

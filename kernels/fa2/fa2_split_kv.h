@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The split-KV ("flash-decoding") workspace of fa2's forward, handed to the kernel beside the
-// AttnParams rather than inside them: AttnParams is the one parameter block of every backend,
-// CPU ones included, and only fa2's forward has this workspace, whose size depends on the
-// device (its multiprocessors) and is allocated by the backend in prepare(). Plain C++ so that
-// host code compiled by g++ and device code compiled by nvcc see the same struct.
+// fa2's decode plan: the split-KV ("flash-decoding") count and workspace and the GQA packing
+// of its forward, handed to the kernel beside the AttnParams rather than inside them:
+// AttnParams is the one parameter block of every backend, CPU ones included, and only fa2's
+// forward has this workspace, whose size depends on the device (its multiprocessors) and which
+// the backend allocates in prepare(), where the plan is made (fa2_fwd_decode_plan, fa2_fwd.h).
+// Plain C++ so that host code compiled by g++ and device code compiled by nvcc see the same
+// struct.
 #pragma once
 
 namespace fa2b {
@@ -17,6 +19,8 @@ struct Fa2SplitKv {
   // weighs the splits by exp(lse_split - lse_row) and writes O and LSE.
   float* o_partial = nullptr;
   float* lse_partial = nullptr;
+  // GQA packing: the query heads of one KV group share a CTA (fa2_fwd_kernel.cuh, kPacked).
+  bool pack_gqa = false;
 };
 
 }  // namespace fa2b

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// fa2's split-KV forward (flash-decoding) against the float64 reference: decode shapes
+// fa2's decode forward (split-KV, GQA packing) against the float64 reference: decode shapes
 // (T_q = 1, 4, 17 against T_k = 1 ... 40000), causal and not, sliding windows, GQA (H = 32 with
 // H_kv = 8 and 1), bshd, fp16 and bf16, every head dim. The split count is forced through
 // FA2BENCH_FA2_SPLITS to odd values (splits that see no key, counts that do not divide the key
-// blocks, more splits than blocks) and also left to the heuristic; every run asserts that it
-// took the split path with the count asked for. O and LSE are poisoned with NaN first
+// blocks, more splits than blocks, one split with packed heads) and also left to the heuristic;
+// packing is on by default and turned off (FA2BENCH_FA2_GQA_PACK=0) for some GQA shapes; every
+// run asserts the plan it took. O and LSE are poisoned with NaN first
 // (fwd_kernel_check.h) and both are compared. A control test drops one split from the combine
 // and expects the check to fail. Every test skips when no CUDA device is present.
 #include <cuda_runtime.h>
@@ -61,21 +62,23 @@ class ScopedEnv {
   std::string old_;
 };
 
-// What the last split run did, for the tests to assert on.
+// The plan of the last run, for the tests to assert on.
 int g_last_splits = 0;
+bool g_last_packed = false;
 // Control: the split whose log-sum-exps are set to -inf before a second combine (-1: none).
 int g_drop_split = -1;
 
-// The forward as the fa2 backend runs it: the split count for the shape (the heuristic, or
-// FA2BENCH_FA2_SPLITS), a workspace of the size fa2 asks for, then the split forward.
+// The forward as the fa2 backend runs it: the decode plan for the shape (the heuristic, or
+// FA2BENCH_FA2_SPLITS / _GQA_PACK), a workspace of the size fa2 asks for, then the forward.
 cudaError_t run_split_forward(const AttnParams& p, cudaStream_t stream) {
-  const int n = fa2_fwd_num_splits(p);
+  const Fa2SplitKv plan = fa2_fwd_decode_plan(p);
+  const int n = plan.n_splits;
   g_last_splits = n;
+  g_last_packed = plan.pack_gqa;
   const std::int64_t bytes = fa2_fwd_split_workspace_bytes(p, n);
   DevBuf ws(static_cast<std::size_t>(bytes));
   if (n > 1 && ws.ptr == nullptr) return cudaErrorMemoryAllocation;
-  Fa2SplitKv split;
-  split.n_splits = n;
+  Fa2SplitKv split = plan;
   split.o_partial = static_cast<float*>(ws.ptr);
   const std::int64_t rows = static_cast<std::int64_t>(p.B) * p.H * p.T_q;
   split.lse_partial = n > 1 ? split.o_partial + n * rows * p.D : nullptr;
@@ -98,18 +101,28 @@ cudaError_t run_split_forward(const AttnParams& p, cudaStream_t stream) {
 
 const fwd_check::FwdKernel kFa2Split{fa2_fwd_supported, run_split_forward};
 
-// Runs and checks `s` with FA2BENCH_FA2_SPLITS = forced (0: the heuristic) and asserts the count
-// that ran (`expect_splits`; 0: any count above 1).
-void check_split(const Shape& s, int forced, int expect_splits) {
+// Runs and checks `s` with FA2BENCH_FA2_SPLITS = forced (0: the heuristic) and packing allowed
+// or not, and asserts the plan that ran: the count (`expect_splits`; 0: any count above 1), and
+// packing wherever it is allowed and a group's rows fit the smallest decode tile (64 rows).
+void check_split(const Shape& s, int forced, int expect_splits, bool pack = true) {
   const std::string forced_text = std::to_string(forced);
   ScopedEnv env("FA2BENCH_FA2_SPLITS", forced > 0 ? forced_text.c_str() : nullptr);
-  SCOPED_TRACE("FA2BENCH_FA2_SPLITS=" + (forced > 0 ? forced_text : std::string("unset")));
+  ScopedEnv pack_env("FA2BENCH_FA2_GQA_PACK", pack ? nullptr : "0");
+  SCOPED_TRACE("FA2BENCH_FA2_SPLITS=" + (forced > 0 ? forced_text : std::string("unset")) +
+               (pack ? "" : " FA2BENCH_FA2_GQA_PACK=0"));
   g_last_splits = 0;
+  g_last_packed = false;
   fwd_check::run_and_check(kFa2Split, s);
   if (expect_splits > 0) {
     EXPECT_EQ(g_last_splits, expect_splits) << fwd_check::describe(s);
   } else {
     EXPECT_GT(g_last_splits, 1) << fwd_check::describe(s) << ": the split path did not run";
+  }
+  const std::int64_t group_rows = s.H / s.H_kv * s.T_q;
+  if (!pack || s.H == s.H_kv) {
+    EXPECT_FALSE(g_last_packed) << fwd_check::describe(s);
+  } else if (group_rows <= 64) {
+    EXPECT_TRUE(g_last_packed) << fwd_check::describe(s);
   }
 }
 
@@ -125,8 +138,10 @@ class Fa2DecodeSweep : public ::testing::TestWithParam<DtypeDim> {
 
 // Forced counts cycled over the shapes: 3 splits of T_k = 1 (one key block) leave two splits
 // without a key; 5 of 1000 keys (16 blocks of 64) are 4 + 4 + 4 + 4 + 0 blocks; 7 of 40000 keys
-// do not divide 625 blocks; 128 is the cap.
-constexpr int kForcedSplits[] = {3, 5, 7, 2, 128};
+// do not divide 625 blocks; 1 runs the packed kernel without a split where heads are grouped;
+// 128 is the cap.
+constexpr int kForcedSplits[] = {3, 5, 7, 1, 2, 128};
+constexpr int kForcedCount = sizeof(kForcedSplits) / sizeof(kForcedSplits[0]);
 
 TEST_P(Fa2DecodeSweep, DecodeLengthsBothMasks) {
   int n = 0;
@@ -144,9 +159,10 @@ TEST_P(Fa2DecodeSweep, DecodeLengthsBothMasks) {
         s.H = 4;
         s.H_kv = n % 2 == 0 ? 2 : 4;
         if (n % 3 == 1) s.layout = Layout::bshd;
-        const int forced = kForcedSplits[n % 5];
+        const int forced = kForcedSplits[n % kForcedCount];
+        const bool pack = n % 4 != 2;  // some grouped shapes unpacked
         ++n;
-        check_split(s, forced, forced);
+        check_split(s, forced, forced, pack);
       }
     }
   }
@@ -171,9 +187,11 @@ TEST_P(Fa2DecodeSweep, SlidingWindows) {
         s.H = 4;
         s.H_kv = 2;
         if (n % 4 == 2) s.layout = Layout::bshd;
-        const int forced = kForcedSplits[n % 5];
+        if (n % 5 == 3) s.H_kv = 4;  // and some not grouped
+        const int forced = kForcedSplits[n % kForcedCount];
+        const bool pack = n % 7 != 5;
         ++n;
-        check_split(s, forced, forced);
+        check_split(s, forced, forced, pack);
       }
     }
   }
@@ -200,23 +218,30 @@ class Fa2Decode : public ::testing::Test {
 };
 
 // The decode heads (H = 32 against 8 or 1 KV heads), the split count left to the
-// heuristic on this device: B = 1 fills too few SMs, so it must split.
+// heuristic on this device: B = 1 fills too few SMs, so it must split; packed (H_kv = 8: 4 or
+// 16 rows a group; H_kv = 1 at T_q = 1: 32 rows) and not (H_kv = 1 at T_q = 4: 128 rows exceed
+// the 64-row tile of D = 128; and packing turned off).
 TEST_F(Fa2Decode, GroupedQueryHeadsByHeuristic) {
   for (DType dt : {DType::fp16, DType::bf16}) {
     for (std::int64_t h_kv : {8, 1}) {
       for (std::int64_t tq : {1, 4}) {
         for (Layout layout : {Layout::bhsd, Layout::bshd}) {
-          Shape s;
-          s.dtype = dt;
-          s.D = 128;
-          s.causal = true;
-          s.B = 1;
-          s.H = 32;
-          s.H_kv = h_kv;
-          s.T_q = tq;
-          s.T_k = 40000;
-          s.layout = layout;
-          check_split(s, 0, 0);
+          for (bool pack : {true, false}) {
+            Shape s;
+            s.dtype = dt;
+            s.D = 128;
+            s.causal = true;
+            s.B = 1;
+            s.H = 32;
+            s.H_kv = h_kv;
+            s.T_q = tq;
+            s.T_k = 40000;
+            s.layout = layout;
+            check_split(s, 0, 0, pack);
+            if (h_kv == 1 && tq == 4) {
+              EXPECT_FALSE(g_last_packed);
+            }
+          }
         }
       }
     }
@@ -243,7 +268,7 @@ TEST_F(Fa2Decode, MultiprocessorOverrideMovesTheChoice) {
   AttnParams p;
   p.B = 1, p.H = 32, p.H_kv = 8, p.T_q = 1, p.T_k = 131072, p.D = 128, p.causal = true;
   p.dtype = KernelDType::bf16;
-  EXPECT_EQ(fa2_fwd_num_splits(p), 1);
+  EXPECT_EQ(fa2_fwd_decode_plan(p).n_splits, 1);
 }
 
 // Rows that see no key at all (T_q > T_k under the bottom-right causal mask): every split is
@@ -319,6 +344,7 @@ TEST_F(Fa2Decode, SplitWorkspaceIsTracked) {
   EXPECT_LE(r.memory.workspace_bytes, split_bytes + 256);
   EXPECT_LT(r.accuracy.rel_l2_err, 1e-2);
   EXPECT_EQ(r.accuracy.nonfinite, 0);
+  EXPECT_EQ(r.backend_info, "fa2 decode: 6 splits, GQA groups packed");
   EXPECT_EQ(platform->tracker().current_bytes(), 0) << "leaked device memory";
 }
 

@@ -93,6 +93,38 @@ TEST(Fa2SplitChoice, ForcedCountAppliesToAnyShapeWithinItsCaps) {
   EXPECT_EQ(fa2_choose_num_splits(decode(1, 2, 2, 17, 17), kH200Sms, false, 5), 1);
 }
 
+TEST(Fa2SplitChoice, GqaPackingWhereAGroupFitsOneTile) {
+  // H = 32 over 8 KV heads: 4 query heads a group, 4 or 16 rows at T_q = 1 or 4.
+  EXPECT_TRUE(fa2_choose_gqa_pack(decode(1, 32, 8, 1, 131072), true));
+  EXPECT_TRUE(fa2_choose_gqa_pack(decode(1, 32, 8, 4, 131072), true));
+  // One KV head: 32 rows at T_q = 1 fit D = 128's 64-row tile, 128 rows at T_q = 4 do not.
+  EXPECT_TRUE(fa2_choose_gqa_pack(decode(1, 32, 1, 1, 4096), true));
+  EXPECT_FALSE(fa2_choose_gqa_pack(decode(1, 32, 1, 4, 4096), true));
+  // No groups, packing off, no decode tile on the device, a head dim fa2 lacks.
+  EXPECT_FALSE(fa2_choose_gqa_pack(decode(1, 32, 32, 1, 4096), true));
+  EXPECT_FALSE(fa2_choose_gqa_pack(decode(1, 32, 8, 1, 4096), true, false));
+  EXPECT_FALSE(fa2_choose_gqa_pack(decode(1, 32, 8, 1, 4096), false));
+  EXPECT_FALSE(fa2_choose_gqa_pack(decode(1, 32, 8, 1, 4096, 100), true));
+  // Every head dim: a group fits exactly when its rows fit the decode tile.
+  for (int D : Fa2HeadDims::kValues) {
+    const int rows = fa2_split_tile(D, true).block_m;
+    EXPECT_TRUE(fa2_choose_gqa_pack(decode(1, rows, 1, 1, 4096, D), true)) << D;
+    EXPECT_FALSE(fa2_choose_gqa_pack(decode(1, rows, 1, 2, 4096, D), true)) << D;
+  }
+}
+
+TEST(Fa2SplitChoice, PackedGridsSplitOverTheirFewerCtas) {
+  // Packed, B = 1, H_kv = 8 is 8 CTAs: 29 splits (232 of 264 slots) where 32 unpacked CTAs
+  // take 8.
+  const AttnParams p = decode(1, 32, 8, 1, 131072);
+  EXPECT_EQ(fa2_choose_num_splits(p, kH200Sms, true, 0, true), 29);
+  EXPECT_EQ(fa2_choose_num_splits(p, kH200Sms, true, 0, false), 8);
+  // B = 64, H_kv = 8 packed is 512 CTAs: no split.
+  EXPECT_EQ(fa2_choose_num_splits(decode(64, 32, 8, 1, 131072), kH200Sms, true, 0, true), 1);
+  // B = 8, H_kv = 8 packed is 64 CTAs, which unpacked (256) did not split.
+  EXPECT_GT(fa2_choose_num_splits(decode(8, 32, 8, 1, 32768), kH200Sms, true, 0, true), 1);
+}
+
 TEST(Fa2SplitChoice, WorkspaceIsFloat32RowsAndLseOfEverySplit) {
   const AttnParams p = decode(2, 32, 8, 4, 4096, 128);
   EXPECT_EQ(fa2_split_workspace_bytes(p, 1), 0);

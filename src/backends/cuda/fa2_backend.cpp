@@ -31,12 +31,11 @@ class Fa2CudaBackend final : public Backend {
     return why.empty() ? s : Support::no(why);
   }
 
-  // The forward keeps O and LSE (outputs anyway) and, when it splits the key axis (decode
-  // shapes, fa2_split_choice.h), the splits' float32 rows and log-sum-exps; the backward's fp32
+  // The forward keeps O and LSE (outputs anyway) and, when its decode plan splits the key axis
+  // (fa2_split_choice.h), the splits' float32 rows and log-sum-exps; the backward's fp32
   // dQ accumulator and row sums are its workspace. All tracked like every buffer.
   void prepare(const Case& c, const AttnParams& p, MemoryTracker& tracker) override {
-    split_ = Fa2SplitKv{};
-    split_.n_splits = fa2_fwd_num_splits(p);
+    split_ = fa2_fwd_decode_plan(p);
     if (split_.n_splits > 1) {
       split_workspace_ = TrackedBuffer(tracker, fa2_fwd_split_workspace_bytes(p, split_.n_splits),
                                        "fa2 split-KV partial O and LSE");
@@ -48,6 +47,13 @@ class Fa2CudaBackend final : public Backend {
       workspace_ =
           TrackedBuffer(tracker, fa2_bwd_workspace_bytes(p), "fa2 backward dQ accumulator");
     }
+  }
+
+  // The decode plan, so results say which path a case timed ("" for the plain forward).
+  std::string info() const override {
+    if (split_.n_splits <= 1 && !split_.pack_gqa) return {};
+    return "fa2 decode: " + std::to_string(split_.n_splits) + " split" +
+           (split_.n_splits == 1 ? "" : "s") + (split_.pack_gqa ? ", GQA groups packed" : "");
   }
 
   void run(const AttnParams& p, void* stream) override {
