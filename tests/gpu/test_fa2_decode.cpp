@@ -222,6 +222,7 @@ class Fa2Decode : public ::testing::Test {
 // 16 rows a group; H_kv = 1 at T_q = 1: 32 rows) and not (H_kv = 1 at T_q = 4: 128 rows exceed
 // the 64-row tile of D = 128; and packing turned off).
 TEST_F(Fa2Decode, GroupedQueryHeadsByHeuristic) {
+  if (40000 > fwd_check::max_test_length()) GTEST_SKIP() << "FA2BENCH_TEST_MAX_T";
   for (DType dt : {DType::fp16, DType::bf16}) {
     for (std::int64_t h_kv : {8, 1}) {
       for (std::int64_t tq : {1, 4}) {
@@ -251,6 +252,7 @@ TEST_F(Fa2Decode, GroupedQueryHeadsByHeuristic) {
 // The heuristic's device size comes from FA2BENCH_FA2_NUM_SMS when set: a pretend large GPU
 // splits a small shape by itself, a pretend one-SM GPU does not split the shape.
 TEST_F(Fa2Decode, MultiprocessorOverrideMovesTheChoice) {
+  if (4097 > fwd_check::max_test_length()) GTEST_SKIP() << "FA2BENCH_TEST_MAX_T";
   Shape s;
   s.dtype = DType::bf16;
   s.D = 64;
@@ -289,6 +291,7 @@ TEST_F(Fa2Decode, RowsWithoutKeysThroughTheCombine) {
 // Control: the same check fails when the combine leaves one split out, so a split path that
 // lost a slice of the keys could not pass the tests above.
 TEST_F(Fa2Decode, CheckFailsWhenASplitIsDropped) {
+  if (4097 > fwd_check::max_test_length()) GTEST_SKIP() << "FA2BENCH_TEST_MAX_T";
   Shape s;
   s.dtype = DType::bf16;
   s.D = 128;
@@ -318,6 +321,7 @@ TEST_F(Fa2Decode, CheckFailsWhenASplitIsDropped) {
 // Through the runner, as a sweep runs it: the split workspace is allocated in prepare() through
 // the tracker, so the case's workspace bytes are the split workspace, and the result matches.
 TEST_F(Fa2Decode, SplitWorkspaceIsTracked) {
+  if (8192 > fwd_check::max_test_length()) GTEST_SKIP() << "FA2BENCH_TEST_MAX_T";
   ScopedEnv env("FA2BENCH_FA2_SPLITS", "6");
   std::string why;
   auto platform = make_cuda_platform(0, 0, &why);
