@@ -13,7 +13,12 @@ fa2bench's rules: warm-up, then CUDA-event samples each preceded by an L2 flush 
 GPU spin that keeps PyTorch's host-side dispatch out of the timed region), until
 min_samples and the (p90-p10)/median spread target, or max_samples / max_time_s. Memory:
 torch's allocator peak during the case, inputs and outputs included (as fa2bench reports
-peak_bytes). Accuracy: float64 reference on up to verify_rows sampled rows.
+peak_bytes). Accuracy: float64 reference on up to verify_rows sampled rows. GB/s: fa2bench's
+minimal traffic (Q, K, V, O, LSE once; K and V of the KV heads) over the median time.
+
+Shapes: GQA (H_kv < H) runs with enable_gqa. Causal masks align bottom-right as fa2bench's: a
+decode step of one query row (T_q = 1) sees every key and runs unmasked; other T_q != T_k use
+torch's causal_lower_right bias (or a boolean mask on a torch without it).
 
 Which work is timed: by default SDPA runs under inference_mode, where the cudnn and efficient
 backends skip the logsumexp (torch computes it only when an input requires grad and grad mode
@@ -77,6 +82,31 @@ def lse_note(backend, with_lse):
     return "logsumexp computed" if with_lse else "logsumexp not computed"
 
 
+def lower_right_causal(torch, Tq, Tk):
+    """The bottom-right causal mask for SDPA's attn_mask: torch's causal_lower_right bias where
+    torch has it (SDPA then runs the flash or efficient kernel with their own bottom-right
+    masking), else an explicit boolean mask (which rules the flash backend out)."""
+    try:
+        from torch.nn.attention.bias import causal_lower_right
+        return causal_lower_right(Tq, Tk)
+    except ImportError:
+        i = torch.arange(Tq, device="cuda")[:, None]; j = torch.arange(Tk, device="cuda")[None, :]
+        return j <= i + (Tk - Tq)
+
+
+def min_traffic_bytes(p):
+    """fa2bench's minimal traffic of a case (src/core/shape_algebra.cpp min_traffic_bytes): Q, K,
+    V, O and the LSE once (K and V with the KV heads, so GQA and decode count the cache once); the
+    backward adds dO and the three gradients and re-reads the forward's tensors."""
+    e = {"fp16": 2, "bf16": 2, "fp32": 4}[p["dtype"]]
+    q_elems = p["B"] * p["H"] * p["T_q"] * p["D"]
+    kv_elems = p["B"] * p["H_kv"] * p["T_k"] * p["D"]
+    io = 2 * q_elems * e + 2 * kv_elems * e + p["B"] * p["H"] * p["T_q"] * 4
+    grad_io = 2 * q_elems * e + 2 * kv_elems * e
+    mode = p.get("mode", "fwd")
+    return io if mode == "fwd" else io + grad_io if mode == "bwd" else 2 * io + grad_io
+
+
 def run_case(torch, F, sdpa_kernel, SDPBackend, backend, p, m, flush, with_lse=False):
     mode = p.get("mode", "fwd")
     training = mode != "fwd"
@@ -98,10 +128,13 @@ def run_case(torch, F, sdpa_kernel, SDPBackend, backend, p, m, flush, with_lse=F
     io = torch.cuda.memory_allocated() - base
     kw = {"enable_gqa": True} if Hkv != H else {}
     causal = p["causal"]
-    if causal and Tq != Tk:
+    if causal and Tq == 1 and Tk >= 1:
+        # Decode: the one query row sees every key under the bottom-right mask, so this is
+        # attention without a mask, which every SDPA backend (flash included) runs.
+        call = lambda: F.scaled_dot_product_attention(q, k, v, **kw)
+    elif causal and Tq != Tk:
         # fa2bench aligns causal masks bottom-right; SDPA's is_causal aligns top-left.
-        i = torch.arange(Tq, device="cuda")[:, None]; j = torch.arange(Tk, device="cuda")[None, :]
-        mask = j <= i + (Tk - Tq)
+        mask = lower_right_causal(torch, Tq, Tk)
         call = lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=mask, **kw)
     else:
         call = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal, **kw)
@@ -169,7 +202,8 @@ def run_case(torch, F, sdpa_kernel, SDPBackend, backend, p, m, flush, with_lse=F
         result.update(time_ms=s, peak=peak, io=io, accuracy=acc)
     except torch.cuda.OutOfMemoryError as e:
         result.update(status="oom", reason=str(e).split("\n")[0])
-    except RuntimeError as e:
+    except (RuntimeError, TypeError, NotImplementedError) as e:
+        # TypeError: an older torch whose causal_lower_right bias does not take enable_gqa.
         result.update(status="unsupported", reason=str(e).split("\n")[0][:300])
     saved.clear()
     del q, k, v, d_o
@@ -273,6 +307,7 @@ def case_record(c, backend, r, with_lse):
             "accuracy": r.get("accuracy", {"checked": False, "nonfinite": 0, "rows_checked": 0})}
     if r["status"] == "ok":
         case["tflops"] = flops / (r["time_ms"]["median"] * 1e-3) / 1e12
+        case["gbps"] = min_traffic_bytes(p) / (r["time_ms"]["median"] * 1e-3) / 1e9
     return case
 
 

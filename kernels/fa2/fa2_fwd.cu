@@ -12,6 +12,8 @@
 #include "fa2/fa2_fwd.h"
 #include "fa2/fa2_fwd_launch.h"
 #include "fa2/fa2_head_dims.h"
+#include "fa2/fa2_split_choice.h"
+#include "fa2/fa2_tile_choice.h"
 #include "fa2/fa2_traits.h"
 #include "fa2/static_switch.h"
 
@@ -81,6 +83,15 @@ std::int64_t forced_smem_limit() {
   return forced;
 }
 
+// A positive integer from the environment variable `name`, read now; 0 when unset or not one.
+int env_positive_int(const char* name) {
+  const char* env = std::getenv(name);
+  if (env == nullptr) return 0;
+  char* end = nullptr;
+  const long v = std::strtol(env, &end, 10);
+  return end != env && *end == '\0' && v > 0 && v <= 0x7fffffffL ? static_cast<int>(v) : 0;
+}
+
 int forced_grid_class() {
   static const int forced = env_choice("FA2BENCH_FA2_GRID_CLASS", "small", "large");
   return forced;
@@ -137,6 +148,37 @@ bool fa2_fwd_supported(const AttnParams& p, std::string* why) {
   const std::int64_t ctas = static_cast<std::int64_t>(p.B) * p.H * ((p.T_q + 63) / 64);
   if (ctas > 0x7fffffffLL) return support_fail(why, "fa2 grid too large (B * H * T_q / 64)");
   return true;
+}
+
+Fa2SplitKv fa2_fwd_decode_plan(const AttnParams& p) {
+  Fa2SplitKv plan;
+  if (!fa2_head_dim_supported(p.D)) return plan;
+  const bool tile_fits =
+      choose_fwd_tile(p.D, attn_masked(p), true, fa2_smem_limit()) == Fa2FwdTile::kSmallGrid;
+  const char* pack_env = std::getenv("FA2BENCH_FA2_GQA_PACK");
+  plan.pack_gqa =
+      fa2_choose_gqa_pack(p, tile_fits, pack_env == nullptr || std::strcmp(pack_env, "0") != 0);
+  const int forced_sms = env_positive_int("FA2BENCH_FA2_NUM_SMS");
+  plan.n_splits = fa2_choose_num_splits(p, forced_sms > 0 ? forced_sms : sm_count(), tile_fits,
+                                        env_positive_int("FA2BENCH_FA2_SPLITS"), plan.pack_gqa);
+  return plan;
+}
+
+std::int64_t fa2_fwd_split_workspace_bytes(const AttnParams& p, int n_splits) {
+  return fa2_split_workspace_bytes(p, n_splits);
+}
+
+cudaError_t fa2_fwd(const AttnParams& p, const Fa2SplitKv& split, cudaStream_t stream) {
+  if (split.n_splits <= 1 && !split.pack_gqa) return fa2_fwd(p, stream);
+  std::string why;
+  if (!fa2_fwd_supported(p, &why)) return cudaErrorInvalidValue;
+  if (split.n_splits > 1 && (split.o_partial == nullptr || split.lse_partial == nullptr)) {
+    return cudaErrorInvalidValue;
+  }
+  return FA2_FP16_SWITCH(p.dtype == KernelDType::bf16, T, [&] {
+    return fa2_dispatch_head_dim(
+        p.D, [&](auto kD) { return run_fa2_fwd_decode<T, decltype(kD)::value>(p, split, stream); });
+  });
 }
 
 cudaError_t fa2_fwd(const AttnParams& p, cudaStream_t stream) {

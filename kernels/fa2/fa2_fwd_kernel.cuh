@@ -23,6 +23,20 @@
 // sees (K, V pointers moved there, T_k and diag counted from there), which keeps the loop bound
 // at 0 instead of a lower bound held in a register across the loop (one register more spills
 // the 255-register D = 128 tile).
+//
+// kSplit: split-KV ("flash-decoding", fa2_split_kv.h). The grid holds split.n_splits copies of
+// the unsplit grid, split-major (the CTAs of one split and neighbouring heads of a KV group run
+// together and share that slice of K/V in L2). A CTA walks only its split's share of the key
+// tiles its rows see (the same re-basing moves the key axis to the share's first tile, so masks
+// and the T_k tail hold per split), and writes its rows normalised by their own sums, in
+// float32, with their log-sum-exps (-inf for a row that sees no key of the split) into the
+// workspace; fa2_fwd_combine.cuh merges the splits into O and LSE.
+//
+// kPacked: GQA packing for decode shapes. One CTA (per split) serves a whole KV group: its
+// query tile holds the group's G = H / H_kv query heads x T_q rows (G * T_q <= kBlockM, checked
+// by the launcher), row r being query row r % T_q of query head h_kv * G + r / T_q, so every
+// K/V tile is read once per group instead of once per query head. Only the addressing of Q and
+// O and the mask's row index change; the LSE and the split workspace stay linear in r.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -39,15 +53,16 @@
 #include "fa2/fa2_fwd_gemm.cuh"
 #include "fa2/fa2_fwd_mask.cuh"
 #include "fa2/fa2_fwd_softmax.cuh"
+#include "fa2/fa2_split_kv.h"
 #include "fa2/fa2_tile_io.cuh"
 #include "fa2/fa2_traits.h"
 
 namespace fa2b {
 namespace fa2 {
 
-template <typename Traits, typename T, bool kMasked>
+template <typename Traits, typename T, bool kMasked, bool kSplit = false, bool kPacked = false>
 __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
-    fa2_fwd_kernel(const AttnParams p, const Fa2Order order) {
+    fa2_fwd_kernel(const AttnParams p, const Fa2Order order, const Fa2SplitKv split) {
   constexpr int kBM = Traits::kBlockM;
   constexpr int kBN = Traits::kBlockN;
   constexpr int kD = Traits::kHeadDim;
@@ -77,25 +92,46 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
   // under the causal mask) m-block goes first so the tail of the grid is made of short CTAs.
   // Heavy-first: all heads' last m-blocks first, then the next-to-last ones, and so on, so the
   // whole grid runs longest-first (the better balance when the grid is a few waves).
-  const int num_m = (p.T_q + kBM - 1) / kBM;
+  const int num_m = kPacked ? 1 : (p.T_q + kBM - 1) / kBM;
+  // Packed launches walk (batch, KV head) pairs instead of (batch, query head) ones. This and
+  // `rows` below are read where used, so the unpacked instantiations compile exactly as before.
+  auto heads = [&]() -> int {
+    if constexpr (kPacked) return p.H_kv;
+    return p.H;
+  };
+  // Split launches: blockIdx.x = split index * (unsplit grid) + the unsplit CTA index. Read
+  // where used, so the unsplit instantiation compiles exactly as it did before splits existed.
+  const unsigned unsplit_ctas =
+      static_cast<unsigned>(num_m) * static_cast<unsigned>(p.B) * static_cast<unsigned>(heads());
+  const int split_idx = kSplit ? static_cast<int>(blockIdx.x / unsplit_ctas) : 0;
+  auto cta_index = [&]() -> unsigned {
+    if constexpr (kSplit) return blockIdx.x % unsplit_ctas;
+    return blockIdx.x;
+  };
   int m_block, bh;
   if (order == Fa2Order::kHeavyFirst) {
-    const unsigned num_bh = static_cast<unsigned>(p.B) * static_cast<unsigned>(p.H);
-    m_block = num_m - 1 - static_cast<int>(blockIdx.x / num_bh);
-    bh = static_cast<int>(blockIdx.x % num_bh);
+    const unsigned num_bh = static_cast<unsigned>(p.B) * static_cast<unsigned>(heads());
+    m_block = num_m - 1 - static_cast<int>(cta_index() / num_bh);
+    bh = static_cast<int>(cta_index() % num_bh);
   } else {
-    m_block = num_m - 1 - static_cast<int>(blockIdx.x % static_cast<unsigned>(num_m));
-    bh = static_cast<int>(blockIdx.x / static_cast<unsigned>(num_m));
+    m_block = num_m - 1 - static_cast<int>(cta_index() % static_cast<unsigned>(num_m));
+    bh = static_cast<int>(cta_index() / static_cast<unsigned>(num_m));
   }
-  const int h = bh % p.H;
-  const int b = bh / p.H;
-  const int h_kv = h / (p.H / p.H_kv);
+  const int h = bh % heads();  // packed: the KV head
+  const int b = bh / heads();
+  const int h_kv = kPacked ? h : h / (p.H / p.H_kv);
+  const int h_q = kPacked ? h * (p.H / p.H_kv) : h;  // query head of the tile's row 0
   const int m0 = m_block * kBM;
+  // Rows of the (batch, head) or (batch, KV group) the tile's rows index into.
+  auto rows = [&]() -> int {
+    if constexpr (kPacked) return (p.H / p.H_kv) * p.T_q;
+    return p.T_q;
+  };
 
-  const T* q = static_cast<const T*>(p.q) + b * p.q_batch_stride + h * p.q_head_stride;
+  const T* q = static_cast<const T*>(p.q) + b * p.q_batch_stride + h_q * p.q_head_stride;
   const T* k = static_cast<const T*>(p.k) + b * p.k_batch_stride + h_kv * p.k_head_stride;
   const T* v = static_cast<const T*>(p.v) + b * p.v_batch_stride + h_kv * p.v_head_stride;
-  T* o = static_cast<T*>(p.o) + b * p.o_batch_stride + h * p.o_head_stride;
+  T* o = static_cast<T*>(p.o) + b * p.o_batch_stride + h_q * p.o_head_stride;
 
   // Bottom-right alignment: row i sees keys i + diag - left .. i + diag + right (mask_reach:
   // causal is right = 0; an unbounded side reaches past every key). Key columns below are
@@ -115,6 +151,21 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
     v += static_cast<std::int64_t>(key0) * p.v_row_stride;
     t_k -= key0;
     diag -= key0;
+  }
+  if constexpr (kSplit) {
+    // This split's share of the n_blocks tiles (counted from key0): ceil(n_blocks / n_splits)
+    // tiles from split_idx times that on; the last shares may be short or empty.
+    n_blocks = max(n_blocks, 0);
+    const int share = (n_blocks + split.n_splits - 1) / split.n_splits;
+    const int first = split_idx * share;
+    n_blocks = max(0, min(share, n_blocks - first));
+    if (n_blocks > 0) {
+      const int split_key0 = first * kBN;
+      k += static_cast<std::int64_t>(split_key0) * p.k_row_stride;
+      v += static_cast<std::int64_t>(split_key0) * p.v_row_stride;
+      t_k -= split_key0;
+      diag -= split_key0;
+    }
   }
 
   const float scale_log2 = p.scale * 1.4426950408889634f;
@@ -146,7 +197,11 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
   std::uint32_t q_frag[kMT][kQFrags][4];
 
   if (n_blocks > 0) {
-    load_tile<Traits, kBM>(sQ, q, p.q_row_stride, m0, p.T_q, tid);
+    if constexpr (kPacked) {
+      load_packed_rows<Traits, kBM>(sQ, q, p.q_head_stride, p.q_row_stride, p.T_q, rows(), tid);
+    } else {
+      load_tile<Traits, kBM>(sQ, q, p.q_row_stride, m0, p.T_q, tid);
+    }
     cp_async_commit();
     int n = n_blocks - 1;
     const std::uint32_t last_off = kStages == 2 ? (n & 1) * kStageBytes : 0;
@@ -191,7 +246,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
 
       const int col0 = n * kBN;
       if (tile_needs_mask<Traits, kMasked>(p, col0, t_k, m0, diag)) {
-        mask_scores<Traits, kMasked>(s, p, col0, t_k, m0, diag);
+        mask_scores<Traits, kMasked, kPacked>(s, p, col0, t_k, m0, diag);
       }
 
       if constexpr (kStages == 1) {
@@ -227,6 +282,30 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
       }
     }
   }
+  if constexpr (kSplit) {
+    // The split's rows straight from the accumulators: each quad writes 8 consecutive floats
+    // of a row per d tile. The workspace is small (decode: a few rows per head), so the
+    // coalescing the staged epilogue below buys does not matter here.
+    const std::int64_t row_base =
+        ((static_cast<std::int64_t>(split_idx) * p.B + b) * p.H + h_q) * p.T_q;
+#pragma unroll
+    for (int mi = 0; mi < kMT; ++mi) {
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const int row = m0 + warp_row0 + mi * 16 + g + 8 * r;
+        if (row < rows()) {
+          float* o_row = split.o_partial + (row_base + row) * kD;
+#pragma unroll
+          for (int j = 0; j < kDT; ++j) {
+            *reinterpret_cast<float2*>(o_row + j * 8 + 2 * t) =
+                make_float2(acc_o[mi][j][2 * r], acc_o[mi][j][2 * r + 1]);
+          }
+          if (t == 0) split.lse_partial[row_base + row] = lse_val[mi][r];
+        }
+      }
+    }
+    return;
+  }
   __syncwarp();
 #pragma unroll
   for (int mi = 0; mi < kMT; ++mi) {
@@ -249,19 +328,25 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
     if (kWarpChunks % 32 != 0 && idx >= kWarpChunks) break;
     const int row = warp_row0 + idx / kChunks;
     const int c = idx % kChunks;
-    if (m0 + row < p.T_q) {
+    if constexpr (kPacked) {
+      if (row < rows()) {
+        *reinterpret_cast<uint4*>(o + static_cast<std::int64_t>(row / p.T_q) * p.o_head_stride +
+                                  static_cast<std::int64_t>(row % p.T_q) * p.o_row_stride + c * 8) =
+            *reinterpret_cast<const uint4*>(sQ + Sw::offset(row, c * 8));
+      }
+    } else if (m0 + row < p.T_q) {
       *reinterpret_cast<uint4*>(o + static_cast<std::int64_t>(m0 + row) * p.o_row_stride + c * 8) =
           *reinterpret_cast<const uint4*>(sQ + Sw::offset(row, c * 8));
     }
   }
   if (p.lse != nullptr && t == 0) {
-    float* lse = p.lse + (static_cast<std::int64_t>(b) * p.H + h) * p.T_q;
+    float* lse = p.lse + (static_cast<std::int64_t>(b) * p.H + h_q) * p.T_q;
 #pragma unroll
     for (int mi = 0; mi < kMT; ++mi) {
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         const int row = m0 + warp_row0 + mi * 16 + g + 8 * r;
-        if (row < p.T_q) lse[row] = lse_val[mi][r];
+        if (row < rows()) lse[row] = lse_val[mi][r];
       }
     }
   }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Definition of run_fa2_fwd<T, D>; included only by the instantiation units under inst/.
+// Definitions of run_fa2_fwd<T, D> and run_fa2_fwd_decode<T, D>; included only by the instantiation
+// units under inst/.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -26,8 +27,41 @@ cudaError_t launch_fa2_fwd(const AttnParams& p, cudaStream_t stream, Fa2Order or
   const unsigned num_m = static_cast<unsigned>((p.T_q + Traits::kBlockM - 1) / Traits::kBlockM);
   const dim3 grid(num_m * static_cast<unsigned>(p.B) * static_cast<unsigned>(p.H));
   kernel<<<grid, Traits::kThreads, Traits::kSmemBytes, stream>>>(
-      p, kMasked ? order : Fa2Order::kHeadMajor);
+      p, kMasked ? order : Fa2Order::kHeadMajor, Fa2SplitKv{});
   return cudaGetLastError();
+}
+
+// The decode launches (fa2_split_kv.h): kSplit runs n_splits copies of the grid (split-major,
+// see the kernel) and then the combine; kPacked gives a KV group's query heads one CTA, whose
+// G * T_q rows must fit one query tile.
+template <typename Traits, typename T, bool kMasked, bool kSplit, bool kPacked>
+cudaError_t launch_fa2_fwd_decode(const AttnParams& p, const Fa2SplitKv& split,
+                                  cudaStream_t stream) {
+  auto kernel = &fa2::fa2_fwd_kernel<Traits, T, kMasked, kSplit, kPacked>;
+  static const cudaError_t attr_err =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
+  if (attr_err != cudaSuccess) return attr_err;
+  const long long rows = kPacked ? static_cast<long long>(p.H / p.H_kv) * p.T_q : p.T_q;
+  if (kPacked && rows > Traits::kBlockM) return cudaErrorInvalidConfiguration;
+  const unsigned num_m = static_cast<unsigned>((rows + Traits::kBlockM - 1) / Traits::kBlockM);
+  const unsigned heads = static_cast<unsigned>(kPacked ? p.H_kv : p.H);
+  const unsigned splits = kSplit ? static_cast<unsigned>(split.n_splits) : 1u;
+  const dim3 grid(num_m * static_cast<unsigned>(p.B) * heads * splits);
+  kernel<<<grid, Traits::kThreads, Traits::kSmemBytes, stream>>>(p, Fa2Order::kHeadMajor, split);
+  const cudaError_t err = cudaGetLastError();
+  if (!kSplit || err != cudaSuccess) return err;
+  return fa2_fwd_combine(p, split, stream);
+}
+
+template <typename Traits, typename T, bool kMasked>
+cudaError_t launch_fa2_fwd_decode_plan(const AttnParams& p, const Fa2SplitKv& split,
+                                       cudaStream_t stream) {
+  if (split.pack_gqa) {
+    return split.n_splits > 1
+               ? launch_fa2_fwd_decode<Traits, T, kMasked, true, true>(p, split, stream)
+               : launch_fa2_fwd_decode<Traits, T, kMasked, false, true>(p, split, stream);
+  }
+  return launch_fa2_fwd_decode<Traits, T, kMasked, true, false>(p, split, stream);
 }
 
 // The masked launches (causal, windows) use the causal tile table, the others the plain one.
@@ -71,6 +105,19 @@ cudaError_t run_fa2_fwd(const AttnParams& p, cudaStream_t stream) {
     return launch_fa2_fwd_tile<T, kHeadDim, true>(p, stream, *tile, fa2_causal_order(order));
   }
   return launch_fa2_fwd_tile<T, kHeadDim, false>(p, stream, *tile, Fa2Order::kHeadMajor);
+}
+
+// Decode launches take the small-grid tile: the plan splits grids that do not fill the GPU and
+// packs few rows (a split count forced for tests runs the same tile on any grid).
+template <typename T, int kHeadDim>
+cudaError_t run_fa2_fwd_decode(const AttnParams& p, const Fa2SplitKv& split, cudaStream_t stream) {
+  const bool masked = attn_masked(p);
+  if (choose_fwd_tile(kHeadDim, masked, true, fa2_smem_limit()) != Fa2FwdTile::kSmallGrid) {
+    return cudaErrorInvalidConfiguration;
+  }
+  return masked ? launch_fa2_fwd_decode_plan<Fa2CausalTraits<kHeadDim, true>, T, true>(p, split,
+                                                                                       stream)
+                : launch_fa2_fwd_decode_plan<Fa2Traits<kHeadDim, true>, T, false>(p, split, stream);
 }
 
 }  // namespace fa2b

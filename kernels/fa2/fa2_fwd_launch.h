@@ -8,12 +8,23 @@
 #include <cstdint>
 
 #include "common/attn_params.h"
+#include "fa2/fa2_split_kv.h"
 #include "fa2/fa2_traits.h"
 
 namespace fa2b {
 
 template <typename T, int kHeadDim>
 cudaError_t run_fa2_fwd(const AttnParams& p, cudaStream_t stream);
+
+// The decode forward (fa2_split_kv.h: split.n_splits > 1 and / or split.pack_gqa): the split
+// and / or packed kernel on the small-grid tile, then the combine when split. Refuses
+// (cudaErrorInvalidConfiguration) when that tile does not fit the device's shared memory, or a
+// packed group's rows do not fit it; fa2_fwd_decode_plan() plans neither.
+template <typename T, int kHeadDim>
+cudaError_t run_fa2_fwd_decode(const AttnParams& p, const Fa2SplitKv& split, cudaStream_t stream);
+
+// Merges the splits' rows into O and LSE (fa2_fwd_combine.cuh), for either dtype.
+cudaError_t fa2_fwd_combine(const AttnParams& p, const Fa2SplitKv& split, cudaStream_t stream);
 
 // The grid class that picks the tile table (fa2_traits.h): true when the grid has few 128-row
 // query tiles, B * H * ceil(T_q / 128) < 4 * (SMs of the current device). The environment

@@ -32,7 +32,9 @@ __device__ __forceinline__ bool tile_needs_mask(const AttnParams& p, int col0, i
 
 // s: one warp's score tile (kMT 16-row strips x kNT 8-key tiles, mma accumulator layout) of the
 // key tile starting at col0.
-template <typename Traits, bool kMasked, int kMT, int kNT>
+// kPacked: GQA packing's tile (fa2_fwd_kernel.cuh, m0 = 0), whose row r is query row r % T_q
+// of its head, so each row's diagonal is computed from that rather than from r.
+template <typename Traits, bool kMasked, bool kPacked = false, int kMT, int kNT>
 __device__ __forceinline__ void mask_scores(float (&s)[kMT][kNT][4], const AttnParams& p, int col0,
                                             int t_k, int m0, int diag) {
   // The lane's geometry is re-read here rather than reused: values derived from it before the
@@ -47,17 +49,39 @@ __device__ __forceinline__ void mask_scores(float (&s)[kMT][kNT][4], const AttnP
   const int tk_limit = t_k - col_lane;
   const int diag_limit = m0 + diag + (tid_now >> 5) * kMT * 16 + (lane_now >> 2) - col_lane;
   const MaskReach reach = mask_reach(p);
+  if constexpr (kPacked) {
+    const int lane_row = (tid_now >> 5) * kMT * 16 + (lane_now >> 2);
 #pragma unroll
-  for (int mi = 0; mi < kMT; ++mi) {
+    for (int mi = 0; mi < kMT; ++mi) {
 #pragma unroll
-    for (int j = 0; j < kNT; ++j) {
+      for (int half = 0; half < 2; ++half) {
+        const int row_limit = (lane_row + mi * 16 + 8 * half) % p.T_q + diag - col_lane;
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int dc = j * 8 + (e & 1);
-        const int dr = mi * 16 + (e >= 2 ? 8 : 0);
-        if (dc >= tk_limit || (kMasked && (dc > diag_limit + reach.right + dr ||
-                                           dc < diag_limit - reach.left + dr))) {
-          s[mi][j][e] = -INFINITY;
+        for (int j = 0; j < kNT; ++j) {
+#pragma unroll
+          for (int e = 2 * half; e < 2 * half + 2; ++e) {
+            const int dc = j * 8 + (e & 1);
+            if (dc >= tk_limit ||
+                (kMasked && (dc > row_limit + reach.right || dc < row_limit - reach.left))) {
+              s[mi][j][e] = -INFINITY;
+            }
+          }
+        }
+      }
+    }
+  } else {
+#pragma unroll
+    for (int mi = 0; mi < kMT; ++mi) {
+#pragma unroll
+      for (int j = 0; j < kNT; ++j) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int dc = j * 8 + (e & 1);
+          const int dr = mi * 16 + (e >= 2 ? 8 : 0);
+          if (dc >= tk_limit || (kMasked && (dc > diag_limit + reach.right + dr ||
+                                             dc < diag_limit - reach.left + dr))) {
+            s[mi][j][e] = -INFINITY;
+          }
         }
       }
     }

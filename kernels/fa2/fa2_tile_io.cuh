@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Shared-memory tile I/O and small device helpers of the FA2 kernels (forward and backward):
-// the swizzled cp.async tile loader, per-lane ldmatrix bases, ex2.approx, and unhoistable
+// the swizzled cp.async tile loaders, per-lane ldmatrix bases, ex2.approx, and unhoistable
 // reads of threadIdx.x and blockIdx.x.
 #pragma once
 
@@ -54,6 +54,38 @@ __device__ __forceinline__ void load_tile(T* smem, const T* gmem, std::int64_t l
       cp_async_16(dst, row_ok ? g + grp * 64 : gmem, row_ok);
     }
     g += kRowsPerPass * ld;
+  }
+}
+
+// load_tile's copy of a query tile whose rows are not evenly strided: GQA packing's tile
+// (fa2_fwd_kernel.cuh), row r being row r % t_q of head r / t_q (`head_ld`, `row_ld` apart);
+// rows at or past `rows` are zero-filled. Each row's address is computed once, so this costs
+// integer divisions, which only the once-per-CTA query load can afford.
+template <typename Traits, int kRows, typename T>
+__device__ __forceinline__ void load_packed_rows(T* smem, const T* gmem, std::int64_t head_ld,
+                                                 std::int64_t row_ld, int t_q, int rows, int tid) {
+  constexpr int kChunks = Traits::kHeadDim / 8;
+  constexpr int kGroups = (kChunks + 7) / 8;
+  constexpr int kRowsPerPass = Traits::kThreads / 8;
+  constexpr int kPasses = kRows / kRowsPerPass;
+  constexpr int kPitch = Traits::kPitch;
+  static_assert(kRows % kRowsPerPass == 0 && kRowsPerPass % 8 == 0, "loader tiling");
+  const int r = tid >> 3;
+  const int c = tid & 7;
+  const std::uint32_t s_base =
+      smem_u32(smem) + static_cast<std::uint32_t>((r * kPitch + ((c ^ (r & 7)) * 8)) * 2);
+#pragma unroll
+  for (int ps = 0; ps < kPasses; ++ps) {
+    const int row = r + ps * kRowsPerPass;
+    const bool row_ok = row < rows;
+    const T* g = row_ok ? gmem + (row / t_q) * head_ld + (row % t_q) * row_ld + c * 8 : gmem;
+#pragma unroll
+    for (int grp = 0; grp < kGroups; ++grp) {
+      if (kChunks % 8 != 0 && grp == kGroups - 1 && c >= kChunks % 8) continue;
+      const std::uint32_t dst =
+          s_base + static_cast<std::uint32_t>((ps * kRowsPerPass * kPitch + grp * 64) * 2);
+      cp_async_16(dst, row_ok ? g + grp * 64 : gmem, row_ok);
+    }
   }
 }
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <cstdint>
 #include <string>
 
 #include "backends/cuda/cuda_backends.h"
@@ -6,6 +7,7 @@
 #include "fa2/fa2_bwd.h"
 #include "fa2/fa2_fwd.h"
 #include "fa2/fa2_fwd_launch.h"
+#include "fa2/fa2_split_kv.h"
 #include "fa2/fa2_tile_choice.h"
 #include "runtime/cuda/cuda_check.h"
 
@@ -29,27 +31,49 @@ class Fa2CudaBackend final : public Backend {
     return why.empty() ? s : Support::no(why);
   }
 
-  // The forward keeps only O and LSE (outputs anyway); the backward's fp32 dQ accumulator and
-  // row sums are its whole workspace, tracked like every buffer.
+  // The forward keeps O and LSE (outputs anyway) and, when its decode plan splits the key axis
+  // (fa2_split_choice.h), the splits' float32 rows and log-sum-exps; the backward's fp32
+  // dQ accumulator and row sums are its workspace. All tracked like every buffer.
   void prepare(const Case& c, const AttnParams& p, MemoryTracker& tracker) override {
+    split_ = fa2_fwd_decode_plan(p);
+    if (split_.n_splits > 1) {
+      split_workspace_ = TrackedBuffer(tracker, fa2_fwd_split_workspace_bytes(p, split_.n_splits),
+                                       "fa2 split-KV partial O and LSE");
+      split_.o_partial = static_cast<float*>(split_workspace_.get());
+      split_.lse_partial =
+          split_.o_partial + static_cast<std::int64_t>(split_.n_splits) * p.B * p.H * p.T_q * p.D;
+    }
     if (runs_backward(c.mode)) {
       workspace_ =
           TrackedBuffer(tracker, fa2_bwd_workspace_bytes(p), "fa2 backward dQ accumulator");
     }
   }
 
+  // The decode plan, so results say which path a case timed ("" for the plain forward).
+  std::string info() const override {
+    if (split_.n_splits <= 1 && !split_.pack_gqa) return {};
+    return "fa2 decode: " + std::to_string(split_.n_splits) + " split" +
+           (split_.n_splits == 1 ? "" : "s") + (split_.pack_gqa ? ", GQA groups packed" : "");
+  }
+
   void run(const AttnParams& p, void* stream) override {
-    FA2B_CUDA_CHECK(fa2_fwd(p, static_cast<cudaStream_t>(stream)));
+    FA2B_CUDA_CHECK(fa2_fwd(p, split_, static_cast<cudaStream_t>(stream)));
   }
 
   void run_backward(const AttnBwdParams& p, void* stream) override {
     FA2B_CUDA_CHECK(fa2_bwd(p, workspace_.get(), static_cast<cudaStream_t>(stream)));
   }
 
-  void release() override { workspace_.reset(); }
+  void release() override {
+    workspace_.reset();
+    split_workspace_.reset();
+    split_ = Fa2SplitKv{};
+  }
 
  private:
   TrackedBuffer workspace_;
+  TrackedBuffer split_workspace_;
+  Fa2SplitKv split_;
 };
 
 }  // namespace

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: Apache-2.0
+// How many slices fa2's forward splits the key axis into (split-KV, "flash-decoding"): pure
+// host functions of the shape, the device's multiprocessors and an optional forced count, so a
+// unit test checks the choice without a GPU (tests/unit/test_fa2_split_choice.cpp).
+//
+// A decode step (a few query rows against a long key cache) launches B * H CTAs, too few to fill
+// the GPU, and each walks the whole key axis. Splitting the keys into n_splits slices multiplies
+// the CTAs; a combine kernel then merges the slices' outputs by their log-sum-exps. The count is
+// flash-attention's num_splits_heuristic: no split once the grid nearly fills the resident
+// slots (0.8 x SMs x CTAs per SM); else the smallest count whose waves are at least 85% as full
+// as the best count's, among counts that change the key blocks per split (12 splits of 64
+// blocks are 11 splits of 6 blocks and an empty one), at most 128 and at most one per key block.
+//
+// Only grids of one query block per (batch, head) split by shape (T_q up to the split tile's
+// rows: decode): prefill grids keep the tuned path of fa2_traits.h unchanged. A forced count
+// (FA2BENCH_FA2_SPLITS, for tests) applies to any shape.
+//
+// GQA packing (fa2_choose_gqa_pack): with H_kv < H, when a KV group's G = H / H_kv query heads
+// times T_q rows fit one query tile, they share a CTA, which reads each K/V tile once for the
+// group rather than once per query head; the grid then has B * H_kv CTAs before the split.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "common/attn_mask.h"
+#include "common/attn_params.h"
+#include "fa2/fa2_head_dims.h"
+#include "fa2/fa2_traits.h"
+
+namespace fa2b {
+
+constexpr int kFa2MaxSplits = 128;
+// CTAs of the split tile (the small-grid tile of fa2_traits.h) assumed resident per SM: their
+// 128 threads at up to 255 registers allow two.
+constexpr int kFa2SplitCtasPerSm = 2;
+
+// flash-attention's num_splits_heuristic: `ctas` CTAs without a split, `slots` CTAs resident
+// at once on the whole GPU, `key_blocks` key blocks a CTA walks.
+inline int fa2_num_splits_heuristic(std::int64_t ctas, std::int64_t slots, std::int64_t key_blocks,
+                                    int max_splits = kFa2MaxSplits) {
+  if (ctas <= 0 || slots <= 0 || static_cast<double>(ctas) >= 0.8 * static_cast<double>(slots)) {
+    return 1;
+  }
+  const int most = static_cast<int>(
+      std::max<std::int64_t>(1, std::min<std::int64_t>({max_splits, slots, key_blocks})));
+  auto blocks_per_split = [key_blocks](int n) { return (key_blocks + n - 1) / n; };
+  auto eligible = [&](int n) { return n == 1 || blocks_per_split(n) != blocks_per_split(n - 1); };
+  std::vector<double> efficiency(static_cast<std::size_t>(most) + 1, 0.0);
+  double best = 0.0;
+  for (int n = 1; n <= most; ++n) {
+    if (!eligible(n)) continue;
+    const double waves = static_cast<double>(ctas) * n / static_cast<double>(slots);
+    efficiency[n] = waves / std::ceil(waves);
+    best = std::max(best, efficiency[n]);
+  }
+  for (int n = 1; n <= most; ++n) {
+    if (eligible(n) && efficiency[n] >= 0.85 * best) return n;
+  }
+  return 1;
+}
+
+// Rows and keys of the tile the split path launches (the small-grid tile; masked: causal or a
+// window, Fa2CausalTraits). D must be one of Fa2HeadDims.
+struct Fa2SplitTile {
+  int block_m;
+  int block_n;
+};
+inline Fa2SplitTile fa2_split_tile(int D, bool masked) {
+  return fa2_dispatch_head_dim(D, [masked](auto kD) {
+    constexpr int d = decltype(kD)::value;
+    return masked
+               ? Fa2SplitTile{Fa2CausalTraits<d, true>::kBlockM, Fa2CausalTraits<d, true>::kBlockN}
+               : Fa2SplitTile{Fa2Traits<d, true>::kBlockM, Fa2Traits<d, true>::kBlockN};
+  });
+}
+
+// Key blocks the CTA that sees the most keys walks: every block of T_k, unless a sliding
+// window's left bound limits a block of `block_m` rows to left + right + block_m keys (one
+// more block for a window that straddles block edges on both sides).
+inline std::int64_t fa2_split_key_blocks(const AttnParams& p, Fa2SplitTile tile) {
+  const std::int64_t all = (static_cast<std::int64_t>(p.T_k) + tile.block_n - 1) / tile.block_n;
+  const MaskReach reach = mask_reach(p);
+  if (reach.left >= p.T_k) return all;
+  const std::int64_t width = static_cast<std::int64_t>(reach.left) + reach.right + tile.block_m;
+  return std::min(all, width / tile.block_n + 2);
+}
+
+// Bytes of the split workspace (fa2_split_kv.h): float32 partial outputs and log-sum-exps,
+// 4 * n_splits * B * H * T_q * (D + 1); none for one split.
+inline std::int64_t fa2_split_workspace_bytes(const AttnParams& p, int n_splits) {
+  if (n_splits <= 1) return 0;
+  return 4LL * n_splits * p.B * p.H * p.T_q * (p.D + 1);
+}
+
+// Whether the forward packs each KV group's query heads into one CTA: grouped-query heads
+// (H_kv < H) whose G * T_q rows fit the decode tile, on a device that fits that tile
+// (`split_tile_fits`), unless `enabled` is false (FA2BENCH_FA2_GQA_PACK=0).
+inline bool fa2_choose_gqa_pack(const AttnParams& p, bool split_tile_fits, bool enabled = true) {
+  if (!enabled || !split_tile_fits || !fa2_head_dim_supported(p.D) || p.H_kv <= 0 ||
+      p.H <= p.H_kv || p.H % p.H_kv != 0 || p.T_q <= 0) {
+    return false;
+  }
+  const Fa2SplitTile tile = fa2_split_tile(p.D, attn_masked(p));
+  return static_cast<std::int64_t>(p.H / p.H_kv) * p.T_q <= tile.block_m;
+}
+
+// The split count of a forward on a device of `num_sms` multiprocessors whose split tile fits
+// its shared memory (`split_tile_fits`; else 1), with its KV groups packed (`packed`,
+// fa2_choose_gqa_pack) or not. `forced` > 0 (FA2BENCH_FA2_SPLITS) replaces the heuristic,
+// capped at kFa2MaxSplits and at what grid.x holds; it may exceed the key blocks, so tests reach
+// splits that see no key.
+inline int fa2_choose_num_splits(const AttnParams& p, int num_sms, bool split_tile_fits,
+                                 int forced = 0, bool packed = false) {
+  if (!split_tile_fits || !fa2_head_dim_supported(p.D) || p.T_k <= 0 || p.T_q <= 0) return 1;
+  const Fa2SplitTile tile = fa2_split_tile(p.D, attn_masked(p));
+  const std::int64_t m_blocks =
+      packed ? 1 : (static_cast<std::int64_t>(p.T_q) + tile.block_m - 1) / tile.block_m;
+  const std::int64_t ctas = static_cast<std::int64_t>(p.B) * (packed ? p.H_kv : p.H) * m_blocks;
+  if (ctas <= 0) return 1;
+  const std::int64_t grid_cap = 0x7fffffffLL / ctas;
+  if (forced > 0) {
+    return static_cast<int>(
+        std::max<std::int64_t>(1, std::min<std::int64_t>({forced, kFa2MaxSplits, grid_cap})));
+  }
+  if (m_blocks > 1) return 1;
+  const int n = fa2_num_splits_heuristic(
+      ctas, static_cast<std::int64_t>(num_sms) * kFa2SplitCtasPerSm, fa2_split_key_blocks(p, tile));
+  return static_cast<int>(std::min<std::int64_t>(n, grid_cap));
+}
+
+}  // namespace fa2b
