@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# On the H200, one call after kernel changes made without a GPU, in order of what must not be
+# lost when the call runs out of time (each step has its own time limit and everything lands
+# in OUTDIR as it finishes):
+#   1. the GPU tests of the changed kernels (FILTER, a gtest filter);
+#   2. the fa3 backward's variants (FA2BENCH_FA3_BWD_VARIANT 0, 1, 2) on perf_train's D = 128
+#      cases, fwd_bwd, one sweep per variant, and each against variant 0;
+#   3. perf_fwd with fa3 and cudnn, and the compare table fa3 vs cudnn;
+#   4. the sustained phase (measure.sustained_s) on the D = 256, T = 16K cases: energy per call
+#      and the throttle reasons under sustained load (the power cap);
+#   5. scripts/h200/decode.sh without naive (DECODE_BACKENDS), if time is left.
+#   scripts/h200/changes_check.sh BUILD_DIR OUTDIR FILTER [SECONDS]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+source scripts/h200/env.sh
+build=$1 outdir=$2 filter=$3 budget=${4:-420}
+bin=$build/fa2bench
+mkdir -p "$outdir"
+start=$(date +%s)
+left() { echo $((budget - ($(date +%s) - start))); }
+step() {  # step NAME SECONDS CMD...: runs CMD with at most SECONDS (or what is left)
+  local name=$1 want=$2
+  shift 2
+  local t
+  t=$(left)
+  [ "$t" -gt "$want" ] && t=$want
+  if [ "$t" -lt 10 ]; then
+    echo "$name: skipped (time)"
+    return
+  fi
+  local s
+  s=$(date +%s)
+  timeout "$t" "$@"
+  echo "$name: exit $? in $(($(date +%s) - s))s"
+}
+
+step tests 150 "$build"/tests/fa2bench_gpu_tests --gtest_filter="$filter" \
+  > "$outdir/gpu_tests.log" 2>&1
+grep -E "^\[  (PASSED|FAILED)" "$outdir/gpu_tests.log"
+grep -m 8 -B2 -A6 "Failure" "$outdir/gpu_tests.log" | head -48
+
+for variant in 0 1 2; do
+  FA2BENCH_FA3_BWD_VARIANT=$variant step "fa3 bwd variant $variant" 60 \
+    "$bin" sweep --config configs/perf_train.json --backends fa3 --filter 'D128' \
+    --out "$outdir/fa3_bwd_v$variant" --quiet > "$outdir/fa3_bwd_v$variant.stdout" 2>&1
+done
+for variant in 1 2; do
+  "$bin" compare "$outdir/fa3_bwd_v0/results.json" "$outdir/fa3_bwd_v$variant/results.json" \
+    --format md > "$outdir/compare_fa3_bwd_v${variant}_vs_v0.md" 2>/dev/null
+  grep -A4 "Geometric mean per backend" "$outdir/compare_fa3_bwd_v${variant}_vs_v0.md" | tail -1
+done
+
+step "perf_fwd fa3 cudnn" 120 "$bin" sweep --config configs/perf_fwd.json --backends fa3 cudnn \
+  --out "$outdir/perf_fwd" --quiet > "$outdir/perf_fwd.stdout" 2>&1
+"$bin" compare "$outdir/perf_fwd/results.json" "$outdir/perf_fwd/results.json" --pair fa3=cudnn \
+  --format md > "$outdir/compare_fa3_vs_cudnn.md" 2>/dev/null
+grep -A6 "Geometric mean per pair" "$outdir/compare_fa3_vs_cudnn.md" | head -8
+
+step sustained 60 "$bin" sweep --config configs/perf_fwd.json --backends fa3 cudnn \
+  --filter 'T16384-D256' --set measure.sustained_s=2 --out "$outdir/sustained" --quiet \
+  > "$outdir/sustained.stdout" 2>&1
+python3 - "$outdir/sustained/results.json" <<'PY'
+import json, sys
+for c in json.load(open(sys.argv[1]))["cases"]:
+    s = c.get("gpu_state", {}).get("sustained", {})
+    print(f'{c["id"]:44s} sampled {c["tflops"]:6.1f} TFLOP/s; sustained {s.get("tflops", 0):6.1f}, '
+          f'{s.get("power_w_mean") or 0:5.0f} W, {s.get("tflop_per_j") or 0:.3f} TFLOP/J, '
+          f'{s.get("sm_clock_mhz_end")} MHz, {s.get("throttle_reasons_end")}')
+PY
+
+t=$(left)
+if [ "$t" -gt 30 ]; then
+  DECODE_BACKENDS="fa2 cudnn" timeout "$t" scripts/h200/decode.sh "$build"
+  echo "decode: exit $?"
+fi
+rm -f "$outdir"/*/.fa2bench.lock
+echo "total: $(($(date +%s) - start))s"
