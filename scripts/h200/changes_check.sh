@@ -5,12 +5,15 @@
 # in OUTDIR as it finishes):
 #   1. the GPU tests of the changed kernels (FILTER, a gtest filter);
 #   2. the fa3 backward's variants (FA2BENCH_FA3_BWD_VARIANT 0, 1, 2) on perf_train's D = 128
-#      cases, fwd_bwd, one sweep per variant, and each against variant 0;
+#      cases at T = 2048 and 8192, fwd_bwd, one sweep per variant, and each against variant 0;
 #   3. perf_fwd with fa3 and cudnn, and the compare table fa3 vs cudnn;
 #   4. the sustained phase (measure.sustained_s) on the D = 256, T = 16K cases: energy per call
 #      and the throttle reasons under sustained load (the power cap);
-#   5. scripts/h200/decode.sh without naive (DECODE_BACKENDS), if time is left.
-#   scripts/h200/changes_check.sh BUILD_DIR OUTDIR FILTER [SECONDS]
+#   5. scripts/h200/decode.sh without naive (DECODE_BACKENDS), into OUTDIR/decode, if time is
+#      left.
+# With PACK set, OUTDIR is tarred there after every step, so a call cut short by its time limit
+# still returns what finished (a device call returns only a few files).
+#   [PACK=$OUT/check.tgz] scripts/h200/changes_check.sh BUILD_DIR OUTDIR FILTER [SECONDS]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/h200/env.sh
@@ -19,6 +22,10 @@ bin=$build/fa2bench
 mkdir -p "$outdir"
 start=$(date +%s)
 left() { echo $((budget - ($(date +%s) - start))); }
+pack() {
+  rm -f "$outdir"/*/.fa2bench.lock
+  [ -n "${PACK:-}" ] && tar czf "$PACK" -C "$(dirname "$outdir")" "$(basename "$outdir")"
+}
 step() {  # step NAME SECONDS CMD...: runs CMD with at most SECONDS (or what is left)
   local name=$1 want=$2
   shift 2
@@ -33,6 +40,7 @@ step() {  # step NAME SECONDS CMD...: runs CMD with at most SECONDS (or what is 
   s=$(date +%s)
   timeout "$t" "$@"
   echo "$name: exit $? in $(($(date +%s) - s))s"
+  pack
 }
 
 step tests 150 "$build"/tests/fa2bench_gpu_tests --gtest_filter="$filter" \
@@ -42,7 +50,7 @@ grep -m 8 -B2 -A6 "Failure" "$outdir/gpu_tests.log" | head -48
 
 for variant in 0 1 2; do
   FA2BENCH_FA3_BWD_VARIANT=$variant step "fa3 bwd variant $variant" 60 \
-    "$bin" sweep --config configs/perf_train.json --backends fa3 --filter 'D128' \
+    "$bin" sweep --config configs/perf_train.json --backends fa3 --filter 'T(2048|8192)-D128' \
     --out "$outdir/fa3_bwd_v$variant" --quiet > "$outdir/fa3_bwd_v$variant.stdout" 2>&1
 done
 for variant in 1 2; do
@@ -71,8 +79,9 @@ PY
 
 t=$(left)
 if [ "$t" -gt 30 ]; then
-  DECODE_BACKENDS="fa2 cudnn" timeout "$t" scripts/h200/decode.sh "$build"
+  DECODE_DIR="$outdir/decode" DECODE_BACKENDS="fa2 cudnn" timeout "$t" \
+    scripts/h200/decode.sh "$build"
   echo "decode: exit $?"
 fi
-rm -f "$outdir"/*/.fa2bench.lock
+pack
 echo "total: $(($(date +%s) - start))s"

@@ -4,14 +4,15 @@
 # again without the plan (FA2BENCH_FA2_SPLITS=1 FA2BENCH_FA2_GQA_PACK=0: the plain kernel, for
 # issue 20's ">= 3x fa2 without split-KV"); PyTorch flash and cuDNN SDPA on the same cases
 # (--with-lse: the logsumexp written, as fa2 and our cudnn write it). Then the comparisons.
-# Writes results/h200/inference/decode/{ours/, fa2_plain/, torch_sdpa.json, compare_*.md}.
+# Writes results/h200/inference/decode/{ours/, fa2_plain/, torch_sdpa.json, compare_*.md}, or
+# the same under $DECODE_DIR.
 #   scripts/h200/decode.sh BUILD_DIR
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/h200/env.sh
 build=${1:-build-h200}
 bin=$build/fa2bench
-dir=results/h200/inference/decode
+dir=${DECODE_DIR:-results/h200/inference/decode}
 rm -rf "$dir" && mkdir -p "$dir"
 gpu_state > "$dir/gpu_state_start.csv"
 # DECODE_BACKENDS (e.g. "fa2 cudnn") runs fewer backends than the config lists: naive is the
@@ -19,14 +20,14 @@ gpu_state > "$dir/gpu_state_start.csv"
 $bin sweep --config configs/decode.json --target cuda --out "$dir/ours" --quiet \
   ${DECODE_BACKENDS:+--backends $DECODE_BACKENDS} > "$dir/ours.stdout" 2>&1
 echo "decode sweep (${DECODE_BACKENDS:-fa2, cudnn, naive}): exit $?"
-# Exit 1 is expected here: the config's cudnn and naive checks have no cases.
-FA2BENCH_FA2_SPLITS=1 FA2BENCH_FA2_GQA_PACK=0 $bin sweep --config configs/decode.json \
-  --target cuda --backends fa2 --out "$dir/fa2_plain" --quiet > "$dir/fa2_plain.stdout" 2>&1
-echo "fa2 without the decode plan: exit $?"
 PYTHONUNBUFFERED=1 python3 scripts/torch_sdpa_baseline.py --config configs/decode.json \
   --fa2bench "$bin" --backends flash,cudnn --with-lse --only-shapes-of fa2 \
   --out "$dir/torch_sdpa.json" > "$dir/torch_sdpa.log" 2>&1
 echo "torch flash, cudnn: exit $?"
+# Exit 1 is expected here: the config's cudnn and naive checks have no cases.
+FA2BENCH_FA2_SPLITS=1 FA2BENCH_FA2_GQA_PACK=0 $bin sweep --config configs/decode.json \
+  --target cuda --backends fa2 --out "$dir/fa2_plain" --quiet > "$dir/fa2_plain.stdout" 2>&1
+echo "fa2 without the decode plan: exit $?"
 $bin compare "$dir/torch_sdpa.json" "$dir/ours/results.json" --pair fa2=torch-flash \
   --format md > "$dir/compare_fa2_vs_torch_flash.md" 2>/dev/null
 $bin compare "$dir/torch_sdpa.json" "$dir/ours/results.json" --pair cudnn=torch-cudnn \
