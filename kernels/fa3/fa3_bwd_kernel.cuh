@@ -9,9 +9,9 @@
 // operands in shared memory), Pᵀ = exp(Sᵀ·scale − LSE) and dSᵀ = Pᵀ ∘ (dPᵀ − D) in registers,
 // dV += Pᵀ·dO and dK += dSᵀ·Q with Pᵀ and dSᵀ as register A operands (dO and Q read
 // MN-major), dSᵀ to shared memory, then dQ = dS·K (dS read MN-major from dSᵀ) added into the
-// fp32 accumulator: by the copy engine from shared memory (Traits::kDqByTma) or with vector
-// reductions from registers. Sᵀ and dPᵀ are waited for one at a time (Traits::kSplitSdP), so
-// the exponentials overlap dPᵀ. The pre- and post-passes are fa2's (D_i and the zeroed
+// fp32 accumulator by the copy engine from shared memory (each warpgroup's slice, one thread
+// issuing), not by per-thread reductions. Sᵀ and dPᵀ are waited for one at a time, so the
+// exponentials overlap dPᵀ. The pre- and post-passes are fa2's (D_i and the zeroed
 // accumulator; scale · accumulator → dQ).
 #pragma once
 
@@ -38,10 +38,9 @@
 namespace fa2b {
 
 // The main kernel's parameter: the backward's tensors, the workspace, and the copy engine's
-// map of the dQ accumulator (used with Traits::kDqByTma).
+// map of the dQ accumulator.
 struct Fa3BwdArgs {
   AttnBwdParams p;
-  float* dq_accum;
   const float* d_sum;
   CUtensorMap dq_map;
 };
@@ -184,19 +183,14 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
       sm90::wgmma_ss<T, kBM, 0, 0>(s, sm90::kmajor_desc<kBN>(s_k, wg * 64, ks),
                                    sm90::kmajor_desc<kBM>(s_q, 0, ks), ks > 0 ? 1 : 0);
     }
-    if constexpr (Traits::kSplitSdP) sm90::wgmma_commit();
+    sm90::wgmma_commit();
 #pragma unroll
     for (int ks = 0; ks < kD / 16; ++ks) {
       sm90::wgmma_ss<T, kBM, 0, 0>(dp, sm90::kmajor_desc<kBN>(s_v, wg * 64, ks),
                                    sm90::kmajor_desc<kBM>(s_do, 0, ks), ks > 0 ? 1 : 0);
     }
     sm90::wgmma_commit();
-    if constexpr (Traits::kSplitSdP) {
-      sm90::wgmma_wait<1>();  // Sᵀ only: dPᵀ may still run while the exponentials do
-    } else {
-      sm90::wgmma_wait<0>();
-      sm90::fence_operands(dp);
-    }
+    sm90::wgmma_wait<1>();  // Sᵀ only: dPᵀ may still run while the exponentials do
     sm90::fence_operands(s);
 
     // Pᵀ in place. A key above a query's causal limit gets P = 0 (set after the exp: a query
@@ -219,10 +213,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
         s[i] = pv;
       }
     }
-    if constexpr (Traits::kSplitSdP) {
-      sm90::wgmma_wait<0>();
-      sm90::fence_operands(dp);
-    }
+    sm90::wgmma_wait<0>();
+    sm90::fence_operands(dp);
     // dSᵀ = Pᵀ ∘ (dPᵀ − D_i) in place.
 #pragma unroll
     for (int j = 0; j < kSAcc / 4; ++j) {
@@ -288,45 +280,27 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
     sm90::fence_operands(pa);
     sm90::fence_operands(dsa);
 
-    if constexpr (Traits::kDqByTma) {
-      // The slice of buffer it % 2 was last read by the copy engine two blocks ago: its issuer
-      // waits for that read, the warpgroup's barrier passes the word on; after the stores (and
-      // the proxy fence) a second barrier hands the slice to the issuer.
-      const std::uint32_t slice = s_dq0 + ((it & 1) * 2 + wg) * Traits::kDQSliceBytes;
-      const bool issuer = tid % 128 == 0;
-      if (issuer) sm90::bulk_wait_group_read<1>();
-      sm90::named_barrier_sync(1 + wg, 128);
-      store_dq_slice<kDQCols>(slice, dq, dq_row, col_lane);
-      sm90::fence_smem_for_async_proxy();
-      sm90::named_barrier_sync(1 + wg, 128);
-      if (issuer) {
+    // The slice of buffer it % 2 was last read by the copy engine two blocks ago: its issuer
+    // waits for that read, the warpgroup's barrier passes the word on; after the stores (and
+    // the proxy fence) a second barrier hands the slice to the issuer.
+    const std::uint32_t slice = s_dq0 + ((it & 1) * 2 + wg) * Traits::kDQSliceBytes;
+    const bool issuer = tid % 128 == 0;
+    if (issuer) sm90::bulk_wait_group_read<1>();
+    sm90::named_barrier_sync(1 + wg, 128);
+    store_dq_slice<kDQCols>(slice, dq, dq_row, col_lane);
+    sm90::fence_smem_for_async_proxy();
+    sm90::named_barrier_sync(1 + wg, 128);
+    if (issuer) {
 #pragma unroll
-        for (int box = 0; box < kDQCols / 32; ++box) {
-          sm90::tma_reduce_add_4d(&args.dq_map, slice + box * Traits::kDQBoxBytes,
-                                  wg * kDQCols + 32 * box, m0, h, b);
-        }
-        sm90::bulk_commit_group();
+      for (int box = 0; box < kDQCols / 32; ++box) {
+        sm90::tma_reduce_add_4d(&args.dq_map, slice + box * Traits::kDQBoxBytes,
+                                wg * kDQCols + 32 * box, m0, h, b);
       }
-    } else {
-      float* dq_rows = args.dq_accum + ((static_cast<std::int64_t>(b) * f.H + h) * f.T_q + m0) * kD;
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        const int row = dq_row + 8 * r;
-        if (m0 + row < f.T_q) {
-#pragma unroll
-          for (int j = 0; j < kDQAcc / 4; ++j) {
-            const int col = wg * kDQCols + j * 8 + col_lane;
-            fa2::red_add2(dq_rows + static_cast<std::int64_t>(row) * kD + col, dq[4 * j + 2 * r],
-                          dq[4 * j + 2 * r + 1]);
-          }
-        }
-      }
+      sm90::bulk_commit_group();
     }
   }
   // The copy engine's last additions must land before the post-pass reads the accumulator.
-  if constexpr (Traits::kDqByTma) {
-    if (tid % 128 == 0) sm90::bulk_wait_group<0>();
-  }
+  if (tid % 128 == 0) sm90::bulk_wait_group<0>();
 
   // dK = scale · Σ dSᵀ·Q, dV = Σ Pᵀ·dO, in the input dtype (zeros for a block no query sees).
   T* d_k = static_cast<T*>(p.d_k) + b * f.k_batch_stride + h_kv * f.k_head_stride;

@@ -4,8 +4,6 @@
 
 #include <cuda_runtime.h>
 
-#include <cstdlib>
-
 #include "fa2/fa2_bwd_passes.cuh"
 #include "fa3/fa3_bwd_kernel.cuh"
 #include "fa3/fa3_bwd_launch.h"
@@ -21,29 +19,24 @@ template <typename Traits>
 cudaError_t make_fa3_bwd_args(const AttnBwdParams& p, float* dq_accum, const float* d_sum,
                               Fa3BwdArgs* a) {
   a->p = p;
-  a->dq_accum = dq_accum;
   a->d_sum = d_sum;
-  if constexpr (Traits::kDqByTma) {
-    struct Cached {
-      bool valid = false;
-      float* base = nullptr;
-      int B = 0, H = 0, T = 0, D = 0;
-      CUtensorMap map{};
-    };
-    thread_local Cached cache;
-    const AttnParams& f = p.fwd;
-    if (!cache.valid || cache.base != dq_accum || cache.B != f.B || cache.H != f.H ||
-        cache.T != f.T_q || cache.D != f.D) {
-      cache.valid = false;
-      const cudaError_t err =
-          sm90::encode_f32_accum_map(&cache.map, dq_accum, f.B, f.H, f.T_q, f.D, Traits::kBlockM);
-      if (err != cudaSuccess) return err;
-      cache = {true, dq_accum, f.B, f.H, f.T_q, f.D, cache.map};
-    }
-    a->dq_map = cache.map;
-  } else {
-    a->dq_map = CUtensorMap{};
+  struct Cached {
+    bool valid = false;
+    float* base = nullptr;
+    int B = 0, H = 0, T = 0, D = 0;
+    CUtensorMap map{};
+  };
+  thread_local Cached cache;
+  const AttnParams& f = p.fwd;
+  if (!cache.valid || cache.base != dq_accum || cache.B != f.B || cache.H != f.H ||
+      cache.T != f.T_q || cache.D != f.D) {
+    cache.valid = false;
+    const cudaError_t err =
+        sm90::encode_f32_accum_map(&cache.map, dq_accum, f.B, f.H, f.T_q, f.D, Traits::kBlockM);
+    if (err != cudaSuccess) return err;
+    cache = {true, dq_accum, f.B, f.H, f.T_q, f.D, cache.map};
   }
+  a->dq_map = cache.map;
   return cudaSuccess;
 }
 
@@ -63,33 +56,13 @@ cudaError_t launch_fa3_bwd_main(const AttnBwdParams& p, float* dq_accum, const f
   return cudaGetLastError();
 }
 
-// FA2BENCH_FA3_BWD_VARIANT (an experiment's switch, read once): 0 the v1 kernel, 1 with the
-// Sᵀ/dPᵀ split, 2 (default) split and dQ through the copy engine.
-inline int fa3_bwd_variant() {
-  static const int v = [] {
-    const char* e = std::getenv("FA2BENCH_FA3_BWD_VARIANT");
-    return e == nullptr ? 2 : std::atoi(e);
-  }();
-  return v;
-}
-
 template <typename T, int kHeadDim>
 cudaError_t run_fa3_bwd(const AttnBwdParams& p, float* dq_accum, float* d_sum,
                         cudaStream_t stream) {
-  auto launch = [&](auto traits) {
-    using Traits = decltype(traits);
+  using Traits = Fa3BwdTraits<kHeadDim>;
+  return run_bwd_passes<T, kHeadDim>(p, dq_accum, d_sum, stream, [&] {
     return p.fwd.causal ? launch_fa3_bwd_main<Traits, T, true>(p, dq_accum, d_sum, stream)
                         : launch_fa3_bwd_main<Traits, T, false>(p, dq_accum, d_sum, stream);
-  };
-  return run_bwd_passes<T, kHeadDim>(p, dq_accum, d_sum, stream, [&] {
-    switch (fa3_bwd_variant()) {
-      case 0:
-        return launch(Fa3BwdTile<kHeadDim, false, false>{});
-      case 1:
-        return launch(Fa3BwdTile<kHeadDim, true, false>{});
-      default:
-        return launch(Fa3BwdTraits<kHeadDim>{});
-    }
   });
 }
 

@@ -17,15 +17,11 @@ constexpr bool fa3_bwd_head_dim_supported(int d) {
   return head_dim_listed(Fa3BwdHeadDims{}, d);
 }
 
-// kSplitSdP: Sᵀ and dPᵀ are waited for separately, so exp(Sᵀ − LSE) runs while dPᵀ is still
-// on the tensor cores. kDqByTma: each warpgroup leaves its dQ slice in shared memory (fp32,
-// double-buffered) and one of its threads adds it to the global accumulator through the copy
-// engine, instead of every thread issuing vector reductions.
-template <int kD, bool kSplitSdP_ = true, bool kDqByTma_ = true>
-struct Fa3BwdTile {
+// Each warpgroup leaves its dQ slice in shared memory (fp32, double-buffered) and one of its
+// threads adds it to the global accumulator through the copy engine.
+template <int kD>
+struct Fa3BwdTraits {
   static constexpr int kHeadDim = kD;
-  static constexpr bool kSplitSdP = kSplitSdP_;
-  static constexpr bool kDqByTma = kDqByTma_;
   static constexpr int kBlockM = 64;   // queries per block
   static constexpr int kBlockN = 128;  // keys per CTA
   static constexpr int kThreads = 256;
@@ -38,7 +34,7 @@ struct Fa3BwdTile {
   static constexpr int kDQCols = kD / 2;
   static constexpr int kDQBoxBytes = kBlockM * 32 * 4;
   static constexpr int kDQSliceBytes = kBlockM * kDQCols * 4;
-  static constexpr int kDQBytes = kDqByTma ? 2 * 2 * kDQSliceBytes : 0;
+  static constexpr int kDQBytes = 2 * 2 * kDQSliceBytes;
   // Offsets from the 1024-aligned base: K, V, Q stages, dO stages, dSᵀ, dQ buffers, LSE/D_i.
   static constexpr int kQOffset = 2 * kKVBytes;
   static constexpr int kDOOffset = kQOffset + 2 * kQBytes;
@@ -51,8 +47,5 @@ struct Fa3BwdTile {
   static_assert(kDQOffset % 1024 == 0 && kDQSliceBytes % 1024 == 0, "swizzle atoms aligned");
   static_assert(kSmemBytes <= 227 * 1024, "shared memory of one sm_90 block");
 };
-
-template <int kD>
-using Fa3BwdTraits = Fa3BwdTile<kD>;
 
 }  // namespace fa2b
