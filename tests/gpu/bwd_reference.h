@@ -25,6 +25,7 @@
 #include "dev_buf.h"
 #include "fa2/fa2_head_dims.h"
 #include "shape_text.h"
+#include "sweep_params.h"
 
 namespace fa2b {
 namespace bwd_test {
@@ -387,41 +388,11 @@ inline std::vector<Shape> gqa_shapes() {
   return out;
 }
 
-struct DtypeDim {
-  DType dtype;
-  int D;
-};
-
-inline std::string sweep_name(const ::testing::TestParamInfo<DtypeDim>& info) {
-  return std::string(to_string(info.param.dtype)) + "_d" + std::to_string(info.param.D);
-}
-
-// Every (dtype, D) the fa2 kernels are built for (the one list in fa2/fa2_head_dims.h).
-inline std::vector<DtypeDim> fa2_dtype_dims() {
-  std::vector<DtypeDim> out;
-  for (DType dt : {DType::fp16, DType::bf16}) {
-    for (int D : Fa2HeadDims::kValues) out.push_back({dt, D});
-  }
-  return out;
-}
-
-// Head dims that are multiples of 8 but not of 32 (issue 20: naive takes every one up to 256).
-inline std::vector<DtypeDim> multiple_of_8_dtype_dims() {
-  std::vector<DtypeDim> out;
-  for (DType dt : {DType::fp16, DType::bf16}) {
-    for (int D : {8, 40, 80, 112, 200}) out.push_back({dt, D});
-  }
-  return out;
-}
-
-// Every (dtype, D) the naive and standard backends are tested at.
-inline std::vector<DtypeDim> all_dtype_dims() {
-  std::vector<DtypeDim> out;
-  for (DType dt : {DType::fp16, DType::bf16}) {
-    for (int D = 32; D <= 256; D += 32) out.push_back({dt, D});
-  }
-  return out;
-}
+using sweep_params::all_dtype_dims;
+using sweep_params::DtypeDim;
+using sweep_params::fa2_dtype_dims;
+using sweep_params::multiple_of_8_dtype_dims;
+using sweep_params::sweep_name;
 
 }  // namespace bwd_test
 }  // namespace fa2b

@@ -27,6 +27,7 @@
 #include "gpu_available.h"
 #include "runner/case_runner.h"
 #include "runner/platform.h"
+#include "sweep_params.h"
 
 namespace fa2b {
 namespace {
@@ -126,10 +127,7 @@ void check_split(const Shape& s, int forced, int expect_splits, bool pack = true
   }
 }
 
-struct DtypeDim {
-  DType dtype;
-  int D;
-};
+using sweep_params::DtypeDim;
 
 class Fa2DecodeSweep : public ::testing::TestWithParam<DtypeDim> {
  protected:
@@ -197,20 +195,9 @@ TEST_P(Fa2DecodeSweep, SlidingWindows) {
   }
 }
 
-std::string sweep_name(const ::testing::TestParamInfo<DtypeDim>& info) {
-  return std::string(to_string(info.param.dtype)) + "_d" + std::to_string(info.param.D);
-}
-
-std::vector<DtypeDim> all_dtype_dims() {
-  std::vector<DtypeDim> out;
-  for (DType dt : {DType::fp16, DType::bf16}) {
-    for (int D : Fa2HeadDims::kValues) out.push_back({dt, D});
-  }
-  return out;
-}
-
-INSTANTIATE_TEST_SUITE_P(AllDims, Fa2DecodeSweep, ::testing::ValuesIn(all_dtype_dims()),
-                         sweep_name);
+INSTANTIATE_TEST_SUITE_P(AllDims, Fa2DecodeSweep,
+                         ::testing::ValuesIn(sweep_params::fa2_dtype_dims()),
+                         sweep_params::sweep_name);
 
 class Fa2Decode : public ::testing::Test {
  protected:

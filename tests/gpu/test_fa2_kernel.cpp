@@ -19,6 +19,7 @@
 #include "fa2/fa2_head_dims.h"
 #include "fwd_kernel_check.h"
 #include "gpu_available.h"
+#include "sweep_params.h"
 
 namespace fa2b {
 namespace {
@@ -36,10 +37,7 @@ class Fa2Kernel : public ::testing::Test {
   void SetUp() override { FA2B_REQUIRE_GPU(); }
 };
 
-struct DtypeDim {
-  DType dtype;
-  int D;
-};
+using sweep_params::DtypeDim;
 
 class Fa2KernelSweep : public ::testing::TestWithParam<DtypeDim> {
  protected:
@@ -50,21 +48,9 @@ TEST_P(Fa2KernelSweep, AllLengthsBothMasks) {
   fwd_check::odd_length_sweep(kFa2, GetParam().dtype, GetParam().D);
 }
 
-std::string sweep_name(const ::testing::TestParamInfo<DtypeDim>& info) {
-  return std::string(to_string(info.param.dtype)) + "_d" + std::to_string(info.param.D);
-}
-
-// Every (dtype, D) the kernels are built for (the one list in fa2/fa2_head_dims.h).
-std::vector<DtypeDim> all_dtype_dims() {
-  std::vector<DtypeDim> out;
-  for (DType dt : {DType::fp16, DType::bf16}) {
-    for (int D : Fa2HeadDims::kValues) out.push_back({dt, D});
-  }
-  return out;
-}
-
-INSTANTIATE_TEST_SUITE_P(AllDims, Fa2KernelSweep, ::testing::ValuesIn(all_dtype_dims()),
-                         sweep_name);
+INSTANTIATE_TEST_SUITE_P(AllDims, Fa2KernelSweep,
+                         ::testing::ValuesIn(sweep_params::fa2_dtype_dims()),
+                         sweep_params::sweep_name);
 
 // Windows on every tile: each (dtype, D) has its own block sizes, so the first / last key block
 // of a window and the masked edges land differently in each.

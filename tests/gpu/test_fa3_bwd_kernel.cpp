@@ -28,14 +28,6 @@ void run_and_check(const Shape& s) {
   bwd_test::run_flash_and_check(kFa3, s);
 }
 
-std::vector<DtypeDim> fa3_bwd_dtype_dims() {
-  std::vector<DtypeDim> out;
-  for (DType dt : {DType::fp16, DType::bf16}) {
-    for (int D : Fa3BwdHeadDims::kValues) out.push_back({dt, D});
-  }
-  return out;
-}
-
 class Fa3BwdSweep : public ::testing::TestWithParam<DtypeDim> {
  protected:
   void SetUp() override { FA3_REQUIRE_SM90(); }
@@ -45,7 +37,8 @@ TEST_P(Fa3BwdSweep, OddLengthsBothMasks) {
   bwd_test::odd_length_sweep(GetParam().dtype, GetParam().D, run_and_check);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllDims, Fa3BwdSweep, ::testing::ValuesIn(fa3_bwd_dtype_dims()),
+INSTANTIATE_TEST_SUITE_P(AllDims, Fa3BwdSweep,
+                         ::testing::ValuesIn(sweep_params::dtype_dims_of<Fa3BwdHeadDims>()),
                          bwd_test::sweep_name);
 
 class Fa3Bwd : public ::testing::Test {

@@ -17,6 +17,7 @@
 #include "fa3/fa3_traits.h"
 #include "fwd_kernel_check.h"
 #include "sm90_available.h"
+#include "sweep_params.h"
 
 namespace fa2b {
 namespace {
@@ -34,10 +35,7 @@ class Fa3Kernel : public ::testing::Test {
   void SetUp() override { FA3_REQUIRE_SM90(); }
 };
 
-struct DtypeDim {
-  DType dtype;
-  int D;
-};
+using sweep_params::DtypeDim;
 
 class Fa3KernelSweep : public ::testing::TestWithParam<DtypeDim> {
  protected:
@@ -48,20 +46,9 @@ TEST_P(Fa3KernelSweep, AllLengthsBothMasks) {
   fwd_check::odd_length_sweep(kFa3, GetParam().dtype, GetParam().D);
 }
 
-std::string sweep_name(const ::testing::TestParamInfo<DtypeDim>& info) {
-  return std::string(to_string(info.param.dtype)) + "_d" + std::to_string(info.param.D);
-}
-
-std::vector<DtypeDim> all_dtype_dims() {
-  std::vector<DtypeDim> out;
-  for (DType dt : {DType::fp16, DType::bf16}) {
-    for (int D : Fa3HeadDims::kValues) out.push_back({dt, D});
-  }
-  return out;
-}
-
-INSTANTIATE_TEST_SUITE_P(AllDims, Fa3KernelSweep, ::testing::ValuesIn(all_dtype_dims()),
-                         sweep_name);
+INSTANTIATE_TEST_SUITE_P(AllDims, Fa3KernelSweep,
+                         ::testing::ValuesIn(sweep_params::dtype_dims_of<Fa3HeadDims>()),
+                         sweep_params::sweep_name);
 
 TEST_F(Fa3Kernel, BshdLayout) {
   for (DType dt : {DType::fp16, DType::bf16}) {
