@@ -13,7 +13,7 @@ rank_of() {
   case "$1" in
     core) echo 0 ;;
     runtime) echo 1 ;;
-    kernels | common | fa2 | naive | standard) echo 2 ;;
+    kernels | common | fa2 | fa3 | hopper | naive | standard) echo 2 ;;
     backends) echo 3 ;;
     verify) echo 4 ;;
     io) echo 5 ;;
