@@ -4,8 +4,8 @@
 # lost when the call runs out of time (each step has its own time limit and everything lands
 # in OUTDIR as it finishes):
 #   1. the GPU tests of the changed kernels (FILTER, a gtest filter);
-#   2. the fa3 backward's variants (FA2BENCH_FA3_BWD_VARIANT 0, 1, 2) on perf_train's D = 128
-#      cases at T = 2048 and 8192, fwd_bwd, one sweep per variant, and each against variant 0;
+#   2. the fa3 backward on perf_train's D = 128 cases at T = 2048 and 8192 (fwd_bwd; session 9
+#      ran three variants of it here, behind a switch since removed);
 #   3. perf_fwd with fa3 and cudnn, and the compare table fa3 vs cudnn;
 #   4. the sustained phase (measure.sustained_s) on the D = 256, T = 16K cases: energy per call
 #      and the throttle reasons under sustained load (the power cap);
@@ -48,16 +48,8 @@ step tests 150 "$build"/tests/fa2bench_gpu_tests --gtest_filter="$filter" \
 grep -E "^\[  (PASSED|FAILED)" "$outdir/gpu_tests.log"
 grep -m 8 -B2 -A6 "Failure" "$outdir/gpu_tests.log" | head -48
 
-for variant in 0 1 2; do
-  FA2BENCH_FA3_BWD_VARIANT=$variant step "fa3 bwd variant $variant" 60 \
-    "$bin" sweep --config configs/perf_train.json --backends fa3 --filter 'T(2048|8192)-D128' \
-    --out "$outdir/fa3_bwd_v$variant" --quiet > "$outdir/fa3_bwd_v$variant.stdout" 2>&1
-done
-for variant in 1 2; do
-  "$bin" compare "$outdir/fa3_bwd_v0/results.json" "$outdir/fa3_bwd_v$variant/results.json" \
-    --format md > "$outdir/compare_fa3_bwd_v${variant}_vs_v0.md" 2>/dev/null
-  grep -A4 "Geometric mean per backend" "$outdir/compare_fa3_bwd_v${variant}_vs_v0.md" | tail -1
-done
+step "fa3 bwd" 60 "$bin" sweep --config configs/perf_train.json --backends fa3 \
+  --filter 'T(2048|8192)-D128' --out "$outdir/fa3_bwd" --quiet > "$outdir/fa3_bwd.stdout" 2>&1
 
 step "perf_fwd fa3 cudnn" 120 "$bin" sweep --config configs/perf_fwd.json --backends fa3 cudnn \
   --out "$outdir/perf_fwd" --quiet > "$outdir/perf_fwd.stdout" 2>&1
