@@ -4,8 +4,7 @@
 # lost when the call runs out of time (each step has its own time limit and everything lands
 # in OUTDIR as it finishes):
 #   1. the GPU tests of the changed kernels (FILTER, a gtest filter);
-#   2. the fa3 backward on perf_train's D = 128 cases at T = 2048 and 8192 (fwd_bwd; session 9
-#      ran three variants of it here, behind a switch since removed);
+#   2. the fa3 backward on perf_train's D = 128 cases at T = 2048 and 8192 (fwd_bwd);
 #   3. perf_fwd with fa3 and cudnn, and the compare table fa3 vs cudnn;
 #   4. the sustained phase (measure.sustained_s) on the D = 256, T = 16K cases: energy per call
 #      and the throttle reasons under sustained load (the power cap);
