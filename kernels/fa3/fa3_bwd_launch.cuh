@@ -9,34 +9,32 @@
 #include "fa3/fa3_bwd_launch.h"
 #include "fa3/fa3_bwd_traits.h"
 #include "hopper/tensor_map.h"
+#include "hopper/tensor_map_cache.h"
 
 namespace fa2b {
 
-// The kernel's parameter. The dQ map depends only on the accumulator's address and shape, the
-// same for every sample of a case: it is kept (per instantiation and thread) and encoded again
-// only when those change, so no host encoding sits inside a timed region.
+// What the dQ accumulator's map depends on: its address and shape (it is contiguous).
+struct Fa3DqMapKey {
+  const float* base;
+  int B, H, T, D;
+  bool operator==(const Fa3DqMapKey& o) const {
+    return base == o.base && B == o.B && H == o.H && T == o.T && D == o.D;
+  }
+};
+
+// The kernel's parameter, its dQ map kept between launches (tensor_map_cache.h).
 template <typename Traits>
 cudaError_t make_fa3_bwd_args(const AttnBwdParams& p, float* dq_accum, const float* d_sum,
                               Fa3BwdArgs* a) {
+  const AttnParams& f = p.fwd;
+  thread_local sm90::TensorMapCache<Fa3DqMapKey, 1> cache;
+  const cudaError_t err = cache.get({dq_accum, f.B, f.H, f.T_q, f.D}, [&](CUtensorMap(&maps)[1]) {
+    return sm90::encode_f32_accum_map(&maps[0], dq_accum, f.B, f.H, f.T_q, f.D, Traits::kBlockM);
+  });
+  if (err != cudaSuccess) return err;
   a->p = p;
   a->d_sum = d_sum;
-  struct Cached {
-    bool valid = false;
-    float* base = nullptr;
-    int B = 0, H = 0, T = 0, D = 0;
-    CUtensorMap map{};
-  };
-  thread_local Cached cache;
-  const AttnParams& f = p.fwd;
-  if (!cache.valid || cache.base != dq_accum || cache.B != f.B || cache.H != f.H ||
-      cache.T != f.T_q || cache.D != f.D) {
-    cache.valid = false;
-    const cudaError_t err =
-        sm90::encode_f32_accum_map(&cache.map, dq_accum, f.B, f.H, f.T_q, f.D, Traits::kBlockM);
-    if (err != cudaSuccess) return err;
-    cache = {true, dq_accum, f.B, f.H, f.T_q, f.D, cache.map};
-  }
-  a->dq_map = cache.map;
+  a->dq_map = cache.maps[0];
   return cudaSuccess;
 }
 

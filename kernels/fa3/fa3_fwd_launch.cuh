@@ -15,6 +15,7 @@
 #include "fa3/fa3_fwd_launch.h"
 #include "fa3/fa3_traits.h"
 #include "hopper/tensor_map.h"
+#include "hopper/tensor_map_cache.h"
 
 namespace fa2b {
 
@@ -46,42 +47,32 @@ struct Fa3MapKey {
   }
 };
 
-// The kernel's parameter. A case launches the same call for every sample, and encoding three
-// maps on the host before each launch would sit inside the timed region: the maps of the last
-// call are kept (per instantiation and thread) and encoded again only when their key changes.
+// The kernel's parameter, its three maps kept between launches (tensor_map_cache.h).
 template <typename Traits, typename T>
 cudaError_t make_fa3_fwd_args(const AttnParams& p, Fa3FwdArgs* a) {
   constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
-  struct Cached {
-    bool valid = false;
-    Fa3MapKey key{};
-    CUtensorMap q{}, k{}, v{};
-  };
-  thread_local Cached cache;
-  const Fa3MapKey key = Fa3MapKey::of(p);
-  if (!cache.valid || !(cache.key == key)) {
-    cache.valid = false;
-    cudaError_t err =
-        sm90::encode_attn_tensor_map(&cache.q, p.q, kBf16, p.B, p.H, p.T_q, p.D, p.q_row_stride,
+  thread_local sm90::TensorMapCache<Fa3MapKey, 3> cache;
+  const cudaError_t err = cache.get(Fa3MapKey::of(p), [&](CUtensorMap(&maps)[3]) {
+    cudaError_t e =
+        sm90::encode_attn_tensor_map(&maps[0], p.q, kBf16, p.B, p.H, p.T_q, p.D, p.q_row_stride,
                                      p.q_head_stride, p.q_batch_stride, Traits::kBlockM);
-    if (err == cudaSuccess) {
-      err = sm90::encode_attn_tensor_map(&cache.k, p.k, kBf16, p.B, p.H_kv, p.T_k, p.D,
-                                         p.k_row_stride, p.k_head_stride, p.k_batch_stride,
-                                         Traits::kBlockN);
+    if (e == cudaSuccess) {
+      e = sm90::encode_attn_tensor_map(&maps[1], p.k, kBf16, p.B, p.H_kv, p.T_k, p.D,
+                                       p.k_row_stride, p.k_head_stride, p.k_batch_stride,
+                                       Traits::kBlockN);
     }
-    if (err == cudaSuccess) {
-      err = sm90::encode_attn_tensor_map(&cache.v, p.v, kBf16, p.B, p.H_kv, p.T_k, p.D,
-                                         p.v_row_stride, p.v_head_stride, p.v_batch_stride,
-                                         Traits::kBlockN);
+    if (e == cudaSuccess) {
+      e = sm90::encode_attn_tensor_map(&maps[2], p.v, kBf16, p.B, p.H_kv, p.T_k, p.D,
+                                       p.v_row_stride, p.v_head_stride, p.v_batch_stride,
+                                       Traits::kBlockN);
     }
-    if (err != cudaSuccess) return err;
-    cache.key = key;
-    cache.valid = true;
-  }
+    return e;
+  });
+  if (err != cudaSuccess) return err;
   a->p = p;
-  a->q = cache.q;
-  a->k = cache.k;
-  a->v = cache.v;
+  a->q = cache.maps[0];
+  a->k = cache.maps[1];
+  a->v = cache.maps[2];
   return cudaSuccess;
 }
 
