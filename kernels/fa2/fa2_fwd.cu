@@ -11,6 +11,7 @@
 #include "common/layout_support.h"
 #include "fa2/fa2_fwd.h"
 #include "fa2/fa2_fwd_launch.h"
+#include "fa2/fa2_grid_class.h"
 #include "fa2/fa2_head_dims.h"
 #include "fa2/fa2_split_choice.h"
 #include "fa2/fa2_tile_choice.h"
@@ -127,8 +128,7 @@ std::int64_t fa2_smem_limit() {
 bool fa2_small_grid(const AttnParams& p) {
   const int forced = forced_grid_class();
   if (forced != 0) return forced == 1;
-  const std::int64_t tiles128 = static_cast<std::int64_t>(p.B) * p.H * ((p.T_q + 127) / 128);
-  return tiles128 < 4LL * sm_count();
+  return fa2_small_grid_for(p.B, p.H, p.T_q, sm_count());
 }
 
 bool fa2_fwd_supported(const AttnParams& p, std::string* why) {

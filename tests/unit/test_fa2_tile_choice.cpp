@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "fa2/fa2_grid_class.h"
 #include "fa2/fa2_head_dims.h"
 #include "fa2/fa2_tile_choice.h"
 
@@ -25,6 +26,32 @@ TEST(Fa2TileChoice, Sm90KeepsTheTunedTables) {
       EXPECT_EQ(fa2_smem_unsupported_reason(D, causal, true, kSmemOptinSm90), "") << D;
     }
     EXPECT_EQ(choose_bwd_tile(D, kSmemOptinSm90), Fa2BwdTile::kTuned) << D;
+  }
+}
+
+TEST(Fa2TileChoice, GridClassFollowsTheQueryTiles) {
+  // 132 SMs (H200): small below 4 * 132 = 528 tiles of 128 query rows.
+  EXPECT_TRUE(fa2_small_grid_for(1, 8, 8192, 132));   // 8 * 8192 / 128 = 512 tiles
+  EXPECT_FALSE(fa2_small_grid_for(1, 9, 8192, 132));  // 576 tiles
+  EXPECT_FALSE(fa2_small_grid_for(64, 32, 65, 132));  // 2048 tiles of 65 rows
+  // Decode steps: a grid of 2048 one-row tiles still takes the 64-row tile.
+  EXPECT_TRUE(fa2_small_grid_for(64, 32, 1, 132));
+  EXPECT_TRUE(fa2_small_grid_for(64, 32, 64, 132));
+}
+
+TEST(Fa2TileChoice, SmallGridTilesHoldNoMoreRows) {
+  // fa2_small_grid_for sends T_q <= 64 to the small-grid tile because it wastes no more query
+  // rows than the large-grid one: that needs no small-grid tile to be taller.
+  for (int D : Fa2HeadDims::kValues) {
+    fa2_dispatch_head_dim(D, [](auto kD) {
+      constexpr int d = decltype(kD)::value;
+      constexpr int small_rows = Fa2Traits<d, true>::kBlockM;
+      constexpr int large_rows = Fa2Traits<d, false>::kBlockM;
+      constexpr int small_causal_rows = Fa2CausalTraits<d, true>::kBlockM;
+      constexpr int large_causal_rows = Fa2CausalTraits<d, false>::kBlockM;
+      EXPECT_LE(small_rows, large_rows) << d;
+      EXPECT_LE(small_causal_rows, large_causal_rows) << d;
+    });
   }
 }
 
