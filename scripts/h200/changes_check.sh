@@ -19,28 +19,7 @@ source scripts/h200/env.sh
 build=$1 outdir=$2 filter=$3 budget=${4:-420}
 bin=$build/fa2bench
 mkdir -p "$outdir"
-start=$(date +%s)
-left() { echo $((budget - ($(date +%s) - start))); }
-pack() {
-  rm -f "$outdir"/*/.fa2bench.lock
-  [ -n "${PACK:-}" ] && tar czf "$PACK" -C "$(dirname "$outdir")" "$(basename "$outdir")"
-}
-step() {  # step NAME SECONDS CMD...: runs CMD with at most SECONDS (or what is left)
-  local name=$1 want=$2
-  shift 2
-  local t
-  t=$(left)
-  [ "$t" -gt "$want" ] && t=$want
-  if [ "$t" -lt 10 ]; then
-    echo "$name: skipped (time)"
-    return
-  fi
-  local s
-  s=$(date +%s)
-  timeout "$t" "$@"
-  echo "$name: exit $? in $(($(date +%s) - s))s"
-  pack
-}
+source scripts/h200/steps.sh
 
 step tests 150 "$build"/tests/fa2bench_gpu_tests --gtest_filter="$filter" \
   > "$outdir/gpu_tests.log" 2>&1
@@ -77,4 +56,4 @@ if [ "$t" -gt 30 ]; then
   echo "decode: exit $?"
 fi
 pack
-echo "total: $(($(date +%s) - start))s"
+echo "total: $(($(date +%s) - steps_start))s"

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Sourced on the GPU machine: unpacks the binaries scripts/h200/pack_bin.sh carried into DIR
 # (default /tmp/cb, as a build dir: DIR/fa2bench, DIR/tests/fa2bench_gpu_tests) and sets up
-# their libraries (env.sh, and RE2 from .carry/deps).
+# their libraries (env.sh, and RE2 from .carry/deps); the GPU tests that start fa2bench find it
+# through FA2BENCH_TEST_BINARY.
 cb=${1:-/tmp/cb}
 mkdir -p "$cb/tests"
 gunzip -c .carry/bin/fa2bench.gz > "$cb/fa2bench" && chmod +x "$cb/fa2bench"
@@ -9,3 +10,4 @@ gunzip -c .carry/bin/fa2bench_gpu_tests.gz > "$cb/tests/fa2bench_gpu_tests" &&
   chmod +x "$cb/tests/fa2bench_gpu_tests"
 source scripts/h200/env.sh
 export LD_LIBRARY_PATH=$PWD/.carry/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export FA2BENCH_TEST_BINARY=$cb/fa2bench

@@ -18,6 +18,7 @@
 #include "fa2/fa2_tile_choice.h"
 #include "gpu_available.h"
 #include "io/json_input.h"
+#include "tool_binary.h"
 
 namespace fa2b {
 namespace {
@@ -41,7 +42,7 @@ TEST(GpuFa2SmemLimit, FallsBackOrRefusesUnder99KiB) {
       {"checks", nlohmann::json::array()}};
   std::ofstream(dir / "config.json") << config.dump(1);
   const std::string cmd = "FA2BENCH_FA2_SMEM_LIMIT=" + std::to_string(kSmemOptinSm86) + " " +
-                          FA2BENCH_BINARY + " sweep --config " + (dir / "config.json").string() +
+                          fa2bench_binary() + " sweep --config " + (dir / "config.json").string() +
                           " --target cuda --quiet --out " + (dir / "out").string() +
                           " > /dev/null 2>&1";
   const int rc = std::system(cmd.c_str());

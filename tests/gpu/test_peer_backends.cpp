@@ -15,6 +15,7 @@
 #include "runner/case_runner.h"
 #include "runner/platform.h"
 #include "runtime/cuda/cudnn_api.h"
+#include "tool_binary.h"
 #include "verify/reference.h"
 
 namespace fa2b {
@@ -192,8 +193,8 @@ TEST(PeerBackends, CudnnRefusalsAreUnsupportedWithAReason) {
 // Runs `fa2bench <args>` (the sweep isolates each case on the cuda target) and returns its
 // results.json as text ("" when there is none).
 std::string sweep_results(const std::string& env, const std::string& args, const std::string& out) {
-  const std::string cmd = env + " " + FA2BENCH_BINARY + " sweep " + args + " --quiet --out " + out +
-                          " > /dev/null 2>&1";
+  const std::string cmd = env + " " + fa2bench_binary() + " sweep " + args + " --quiet --out " +
+                          out + " > /dev/null 2>&1";
   const int rc = std::system(cmd.c_str());  // the sweep's exit code reflects its checks
   (void)rc;
   FILE* f = std::fopen((out + "/results.json").c_str(), "r");
@@ -236,7 +237,7 @@ TEST(PeerBackends, CudnnMissingLibraryIsUnsupported) {
   // fa2bench binary itself, so this test does not depend on the order tests run in.
   const std::string out = ::testing::TempDir() + "peer_missing_cudnn";
   const std::string cmd = std::string("FA2BENCH_CUDNN_PATH=/nonexistent/libcudnn.so.9 ") +
-                          FA2BENCH_BINARY +
+                          fa2bench_binary() +
                           " sweep --target cuda --backends cudnn --set grid.T=[128] --quiet"
                           " --out " +
                           out + " > /dev/null 2>&1";

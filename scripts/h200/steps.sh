@@ -1,0 +1,29 @@
+# SPDX-License-Identifier: Apache-2.0
+# Sourced by the device-call scripts: steps with their own time limits inside one call budget,
+# and a tar of the output after every step, because a device call returns only a few files and
+# a call cut by its limit returns nothing that was not already packed.
+#   budget=SECONDS outdir=DIR [PACK=FILE.tgz]; source scripts/h200/steps.sh
+#   step NAME SECONDS CMD...   runs CMD for at most SECONDS (or what is left), then packs
+#   left                       seconds of the budget left
+steps_start=$(date +%s)
+left() { echo $((budget - ($(date +%s) - steps_start))); }
+pack() {
+  rm -f "$outdir"/*/.fa2bench.lock "$outdir"/*/*/.fa2bench.lock
+  [ -n "${PACK:-}" ] && tar czf "$PACK" -C "$(dirname "$outdir")" "$(basename "$outdir")"
+}
+step() {
+  local name=$1 want=$2
+  shift 2
+  local t
+  t=$(left)
+  [ "$t" -gt "$want" ] && t=$want
+  if [ "$t" -lt 10 ]; then
+    echo "$name: skipped (time)"
+    return
+  fi
+  local s
+  s=$(date +%s)
+  timeout "$t" "$@"
+  echo "$name: exit $? in $(($(date +%s) - s))s"
+  pack
+}
