@@ -31,6 +31,10 @@ nlohmann::json device_identity(const nlohmann::json& device) {
   if (d.is_object()) {
     d.erase("index");
     d.erase("pci_bus");
+    // Measured per run, not part of what the card is.
+    d.erase("copy_bw_gbs");
+    d.erase("copy_bw_source");
+    d.erase("copy_bw_absent");
   }
   return d;
 }

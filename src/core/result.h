@@ -92,6 +92,9 @@ struct CaseResult {
   // tflops and gbps as percentages of the device's vendor peaks (core/gpu_peaks.h); NaN where
   // the device or dtype has none.
   double pct_of_peak_flops = kNaN, pct_of_peak_bw = kNaN;
+  // The device-to-device copy bandwidth the running process measured when it started (GB/s;
+  // the sweep lifts it into the device block) and gbps as a percentage of it; NaN where none.
+  double copy_bw_gbs = kNaN, pct_of_copy_bw = kNaN;
   double prepare_ms = kNaN;  // wall time of backend.prepare() (workspace, plan building)
   WallTimes wall_ms;
   std::string backend_info;  // free-form, from Backend::info() after prepare(); "" when none

@@ -102,6 +102,8 @@ J case_json(const CaseResult& r) {
   // Only where the device has a known peak, so a missing one is never read as 0%.
   if (std::isfinite(r.pct_of_peak_flops)) j["pct_of_peak_flops"] = r.pct_of_peak_flops;
   if (std::isfinite(r.pct_of_peak_bw)) j["pct_of_peak_bw"] = r.pct_of_peak_bw;
+  if (std::isfinite(r.copy_bw_gbs)) j["copy_bw_gbs"] = r.copy_bw_gbs;
+  if (std::isfinite(r.pct_of_copy_bw)) j["pct_of_copy_bw"] = r.pct_of_copy_bw;
   j["prepare_ms"] = number_json<J>(r.prepare_ms);
   if (std::isfinite(r.wall_ms.total)) {
     j["wall_ms"] = {{"setup", number_json<J>(r.wall_ms.setup)},
@@ -172,6 +174,10 @@ J conventions() {
       "100 * tflops / the device's dense tensor peak for the case's dtype (device.peak_tflops, "
       "vendor data sheets); pct_of_peak_bw: 100 * gbps / device.peak_bw_gbs; absent where the "
       "device or dtype has no peak (device.peaks_absent says why)";
+  j["pct_of_copy_bw"] =
+      "100 * gbps / copy_bw_gbs, the device-to-device copy bandwidth the process running the "
+      "case measured at its start (cudaMemcpy of 512 MiB, best of 5, bytes read plus written "
+      "per second; device.copy_bw_gbs is the median over the cases); absent on the CPU target";
   j["peak_bytes"] = "tracked allocations during the case, inputs and outputs included";
   j["workspace_bytes"] = "tracked peak beyond Q, K, V, O and LSE (and dO, dQ, dK, dV)";
   j["saved_bytes"] =

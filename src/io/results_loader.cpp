@@ -277,6 +277,8 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
   rd.opt_double(j, at, "gbps", r.gbps);
   rd.opt_double(j, at, "pct_of_peak_flops", r.pct_of_peak_flops);
   rd.opt_double(j, at, "pct_of_peak_bw", r.pct_of_peak_bw);
+  rd.opt_double(j, at, "copy_bw_gbs", r.copy_bw_gbs);
+  rd.opt_double(j, at, "pct_of_copy_bw", r.pct_of_copy_bw);
 
   const std::string mem = at + "/memory";
   if (const json* m = rd.opt_object(j, at, "memory")) {

@@ -354,6 +354,8 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
     const nlohmann::json device = with_device_peaks(platform.device_block());
     r.pct_of_peak_flops = 100 * r.tflops / block_peak_tflops(device, c.dtype);
     r.pct_of_peak_bw = 100 * r.gbps / block_peak_bw_gbs(device);
+    r.copy_bw_gbs = platform.copy_bw_gbs();
+    r.pct_of_copy_bw = 100 * r.gbps / r.copy_bw_gbs;
   } catch (const OutOfMemory& e) {
     r.status = Status::oom;
     r.reason = e.what();

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -48,6 +49,10 @@ class Platform {
   // are none, and gpu_state_absent() says why in one line.
   virtual GpuStateProbe* gpu_state_probe() { return nullptr; }
   virtual std::string gpu_state_absent() const { return "the cpu target has no GPU state"; }
+  // Device-to-device copy bandwidth measured when the platform started (1e9 bytes read plus
+  // written per second); NaN where there is none, and copy_bw_absent() says why.
+  virtual double copy_bw_gbs() const { return std::numeric_limits<double>::quiet_NaN(); }
+  virtual std::string copy_bw_absent() const { return "the cpu target has no device memory"; }
 };
 
 std::unique_ptr<Platform> make_host_platform();

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // Throttled samples: flagged from the reading after each sample, dropped under
 // measure.drop_throttled, and a case run with a fake probe records what was dropped; the
-// sustained phase (measure.sustained_s) and its energy per call.
+// sustained phase (measure.sustained_s) and its energy per call; the measured copy bandwidth.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "backends/backend.h"
+#include "config/config.h"
 #include "core/gpu_state.h"
 #include "core/throttled_samples.h"
 #include "io/results_json.h"
 #include "runner/case_runner.h"
 #include "runner/platform.h"
+#include "runner/sweep_runner.h"
 
 namespace fa2b {
 namespace {
@@ -100,6 +104,9 @@ class ThrottlingPlatform final : public Platform {
   bool broken(std::string* why) const override { return host_->broken(why); }
   GpuStateProbe* gpu_state_probe() override { return with_ ? &probe_ : nullptr; }
   std::string gpu_state_absent() const override { return "no probe in this test"; }
+  double copy_bw_gbs() const override {
+    return with_ ? 4000.0 : std::numeric_limits<double>::quiet_NaN();
+  }
 
  private:
   std::unique_ptr<Platform> host_;
@@ -227,6 +234,41 @@ TEST(SustainedPhase, RunnerAddsTheBlockOnlyWhenAskedAndProbed) {
     EXPECT_FALSE(r.gpu_state.contains("sustained"));
     EXPECT_EQ(r.gpu_state["absent"], "no probe in this test");
   }
+}
+
+TEST(CopyBandwidth, CasesAndTheDeviceBlockCarryTheMeasurement) {
+  ThrottlingPlatform platform(true);
+  Config config;
+  config.name = "copy_bw";
+  SweepOptions options;
+  options.progress = false;
+  const ResultSet rs = run_sweep(source_of(config), {small_case(false, 0)}, platform, options);
+  ASSERT_EQ(rs.cases.size(), 1u);
+  const CaseResult& r = rs.cases[0];
+  ASSERT_EQ(r.status, Status::ok) << r.reason;
+  EXPECT_EQ(r.copy_bw_gbs, 4000.0);
+  EXPECT_DOUBLE_EQ(r.pct_of_copy_bw, 100 * r.gbps / 4000.0);
+  EXPECT_EQ(rs.device["copy_bw_gbs"], 4000.0);
+  EXPECT_TRUE(rs.device.contains("copy_bw_source"));
+  EXPECT_FALSE(rs.device.contains("copy_bw_absent"));
+  const nlohmann::json j = to_json(r);
+  EXPECT_DOUBLE_EQ(j["pct_of_copy_bw"].get<double>(), r.pct_of_copy_bw);
+}
+
+TEST(CopyBandwidth, AbsentWithAReasonNotZero) {
+  ThrottlingPlatform platform(false);  // the host platform's answer: none
+  Config config;
+  config.name = "copy_bw";
+  SweepOptions options;
+  options.progress = false;
+  const ResultSet rs = run_sweep(source_of(config), {small_case(false, 0)}, platform, options);
+  ASSERT_EQ(rs.cases.size(), 1u);
+  EXPECT_FALSE(std::isfinite(rs.cases[0].copy_bw_gbs));
+  const nlohmann::json j = to_json(rs.cases[0]);
+  EXPECT_FALSE(j.contains("copy_bw_gbs"));
+  EXPECT_FALSE(j.contains("pct_of_copy_bw"));
+  EXPECT_FALSE(rs.device.contains("copy_bw_gbs"));
+  EXPECT_EQ(rs.device["copy_bw_absent"], "the cpu target has no device memory to probe");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/device_utils.h"
+#include "runner/cuda/copy_bw_probe.h"
 #include "runner/platform.h"
 #include "runtime/cuda/cuda_check.h"
 #include "runtime/cuda/device_memory_tracker.h"
@@ -44,6 +45,8 @@ class CudaPlatform final : public Platform {
     std::string why;
     probe_ = make_nvml_probe(gpu.pci_bus + ".0", &why);
     if (!probe_) probe_absent_ = "NVML unavailable: " + why;
+    // Once per process, before any case allocates: the probe's buffers are gone by then.
+    copy_bw_gbs_ = measure_copy_bw_gbs(kCopyProbeBytes, stream_.s, &copy_bw_absent_);
   }
   ~CudaPlatform() override { (void)cudaFree(flush_); }
 
@@ -109,6 +112,8 @@ class CudaPlatform final : public Platform {
 
   GpuStateProbe* gpu_state_probe() override { return probe_.get(); }
   std::string gpu_state_absent() const override { return probe_absent_; }
+  double copy_bw_gbs() const override { return copy_bw_gbs_; }
+  std::string copy_bw_absent() const override { return copy_bw_absent_; }
 
  private:
   GpuInfo gpu_;
@@ -120,6 +125,8 @@ class CudaPlatform final : public Platform {
   mutable std::string broken_;  // the first sticky error seen; the context is lost
   std::unique_ptr<GpuStateProbe> probe_;
   std::string probe_absent_;
+  double copy_bw_gbs_ = 0;
+  std::string copy_bw_absent_;
 };
 
 }  // namespace
