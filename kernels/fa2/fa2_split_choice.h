@@ -33,6 +33,11 @@
 namespace fa2b {
 
 constexpr int kFa2MaxSplits = 128;
+// Key blocks a split walks at the least (shape-chosen counts only): below that the combine and
+// the per-split prologue cost more than the extra CTAs bring (H200, B = 1, H_kv = 8 packed,
+// T_k = 4096: 26.0 us at 32 splits of 2 blocks, 21.0 at 16 of 4, 20.7 at 8 of 8;
+// results/NOTES.md, decode).
+constexpr int kFa2MinBlocksPerSplit = 4;
 // CTAs of the split tile (the small-grid tile of fa2_traits.h) assumed resident per SM: their
 // 128 threads at up to 255 registers allow two.
 constexpr int kFa2SplitCtasPerSm = 2;
@@ -126,8 +131,11 @@ inline int fa2_choose_num_splits(const AttnParams& p, int num_sms, bool split_ti
         std::max<std::int64_t>(1, std::min<std::int64_t>({forced, kFa2MaxSplits, grid_cap})));
   }
   if (m_blocks > 1) return 1;
+  const std::int64_t key_blocks = fa2_split_key_blocks(p, tile);
+  const int most = static_cast<int>(
+      std::clamp<std::int64_t>(key_blocks / kFa2MinBlocksPerSplit, 1, kFa2MaxSplits));
   const int n = fa2_num_splits_heuristic(
-      ctas, static_cast<std::int64_t>(num_sms) * kFa2SplitCtasPerSm, fa2_split_key_blocks(p, tile));
+      ctas, static_cast<std::int64_t>(num_sms) * kFa2SplitCtasPerSm, key_blocks, most);
   return static_cast<int>(std::min<std::int64_t>(n, grid_cap));
 }
 

@@ -125,6 +125,20 @@ TEST(Fa2SplitChoice, PackedGridsSplitOverTheirFewerCtas) {
   EXPECT_GT(fa2_choose_num_splits(decode(8, 32, 8, 1, 32768), kH200Sms, true, 0, true), 1);
 }
 
+TEST(Fa2SplitChoice, ShortCachesKeepFourKeyBlocksPerSplit) {
+  // Packed B = 1, H_kv = 8 at T_k = 4096 (64 blocks): the heuristic alone takes 32 splits of 2
+  // blocks; the floor of 4 blocks per split caps it at 16.
+  EXPECT_EQ(fa2_num_splits_heuristic(8, 264, 64), 32);
+  EXPECT_EQ(fa2_choose_num_splits(decode(1, 32, 8, 1, 4096), kH200Sms, true, 0, true), 16);
+  // Fewer than 8 blocks: one split; a forced count still applies (tests reach empty splits).
+  EXPECT_EQ(fa2_choose_num_splits(decode(1, 32, 8, 1, 448), kH200Sms, true, 0, true), 1);
+  EXPECT_EQ(fa2_choose_num_splits(decode(1, 32, 8, 1, 448), kH200Sms, true, 5, true), 5);
+  for (int T_k : {512, 4096, 4097, 40000, 131072}) {
+    const int n = fa2_choose_num_splits(decode(1, 32, 8, 1, T_k), kH200Sms, true, 0, true);
+    EXPECT_GE((T_k + 63) / 64, 4 * n) << T_k;
+  }
+}
+
 TEST(Fa2SplitChoice, WorkspaceIsFloat32RowsAndLseOfEverySplit) {
   const AttnParams p = decode(2, 32, 8, 4, 4096, 128);
   EXPECT_EQ(fa2_split_workspace_bytes(p, 1), 0);
