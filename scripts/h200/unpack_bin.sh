@@ -5,9 +5,13 @@
 # through FA2BENCH_TEST_BINARY.
 cb=${1:-/tmp/cb}
 mkdir -p "$cb/tests"
-gunzip -c .carry/bin/fa2bench.gz > "$cb/fa2bench" && chmod +x "$cb/fa2bench"
-gunzip -c .carry/bin/fa2bench_gpu_tests.gz > "$cb/tests/fa2bench_gpu_tests" &&
-  chmod +x "$cb/tests/fa2bench_gpu_tests"
+# gzip from pack_bin.sh, or xz (binaries built on an earlier device call and returned).
+unpack() {
+  if [ -f ".carry/bin/$1.xz" ]; then xz -dc ".carry/bin/$1.xz" > "$2"; else gunzip -c ".carry/bin/$1.gz" > "$2"; fi
+  chmod +x "$2"
+}
+unpack fa2bench "$cb/fa2bench"
+unpack fa2bench_gpu_tests "$cb/tests/fa2bench_gpu_tests"
 source scripts/h200/env.sh
 export LD_LIBRARY_PATH=$PWD/.carry/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export FA2BENCH_TEST_BINARY=$cb/fa2bench
