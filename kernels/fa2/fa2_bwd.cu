@@ -10,6 +10,7 @@
 #include "fa2/fa2_bwd_launch.h"
 #include "fa2/fa2_fwd.h"
 #include "fa2/fa2_head_dims.h"
+#include "fa2/fa2_padded_head_dims.h"
 #include "fa2/static_switch.h"
 
 namespace fa2b {
@@ -17,6 +18,12 @@ namespace fa2b {
 bool fa2_bwd_supported(const AttnParams& p, std::string* why) {
   // Same dtypes, head dims and layout rules as the forward, whose LSE the backward reads.
   if (!fa2_fwd_supported(p, why)) return false;
+  if (!fa2_head_dim_supported(p.D)) {
+    return support_fail(why, "fa2 backward has tiles for head dims " + fa2_head_dims_text() +
+                                 " only; D=" + std::to_string(p.D) +
+                                 " runs the forward alone (padded into D=" +
+                                 std::to_string(fa2_padded_head_dim(p.D)) + "'s tile)");
+  }
   if (p.H_kv > 65535 || p.B > 65535) {
     return support_fail(why, "fa2 backward needs B and H_kv <= 65535 (grid y and z)");
   }

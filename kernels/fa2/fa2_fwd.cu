@@ -13,6 +13,7 @@
 #include "fa2/fa2_fwd_launch.h"
 #include "fa2/fa2_grid_class.h"
 #include "fa2/fa2_head_dims.h"
+#include "fa2/fa2_padded_head_dims.h"
 #include "fa2/fa2_split_choice.h"
 #include "fa2/fa2_tile_choice.h"
 #include "fa2/fa2_traits.h"
@@ -138,10 +139,11 @@ bool fa2_fwd_supported(const AttnParams& p, std::string* why) {
   if (p.dtype != KernelDType::fp16 && p.dtype != KernelDType::bf16) {
     return support_fail(why, "unknown dtype for fa2 (use fp16 or bf16)");
   }
-  if (!fa2_head_dim_supported(p.D)) {
+  if (!fa2_fwd_head_dim_supported(p.D)) {
     return support_fail(why, "head dim " + std::to_string(p.D) +
-                                 " is not supported by fa2 (supported: " + fa2_head_dims_text() +
-                                 ")");
+                                 " is not supported by fa2 (supported: every multiple of 8 up to " +
+                                 std::to_string(kFa2MaxHeadDim) + "; tiles for " +
+                                 fa2_head_dims_text() + ", the others run padded into the next)");
   }
   if (!layout_supported(p, "fa2", why)) return false;
   // The smallest query tile is 64 rows; grid.x holds B * H * m-blocks.
@@ -171,7 +173,8 @@ std::int64_t fa2_fwd_split_workspace_bytes(const AttnParams& p, int n_splits) {
 cudaError_t fa2_fwd(const AttnParams& p, const Fa2SplitKv& split, cudaStream_t stream) {
   if (split.n_splits <= 1 && !split.pack_gqa) return fa2_fwd(p, stream);
   std::string why;
-  if (!fa2_fwd_supported(p, &why)) return cudaErrorInvalidValue;
+  // The decode kernels have no padded head dims (fa2_fwd_decode_plan plans none for them).
+  if (!fa2_fwd_supported(p, &why) || !fa2_head_dim_supported(p.D)) return cudaErrorInvalidValue;
   if (split.n_splits > 1 && (split.o_partial == nullptr || split.lse_partial == nullptr)) {
     return cudaErrorInvalidValue;
   }
@@ -184,9 +187,12 @@ cudaError_t fa2_fwd(const AttnParams& p, const Fa2SplitKv& split, cudaStream_t s
 cudaError_t fa2_fwd(const AttnParams& p, cudaStream_t stream) {
   std::string why;
   if (!fa2_fwd_supported(p, &why)) return cudaErrorInvalidValue;
+  const int tile_d = fa2_padded_head_dim(p.D);
   return FA2_FP16_SWITCH(p.dtype == KernelDType::bf16, T, [&] {
-    return fa2_dispatch_head_dim(
-        p.D, [&](auto kD) { return run_fa2_fwd<T, decltype(kD)::value>(p, stream); });
+    return fa2_dispatch_head_dim(tile_d, [&](auto kD) {
+      constexpr int d = decltype(kD)::value;
+      return p.D == d ? run_fa2_fwd<T, d>(p, stream) : run_fa2_fwd_padded<T, d>(p, stream);
+    });
   });
 }
 

@@ -60,9 +60,11 @@
 namespace fa2b {
 namespace fa2 {
 
-template <typename Traits, typename T, bool kMasked, bool kSplit = false, bool kPacked = false>
+template <typename Traits, typename T, bool kMasked, bool kSplit = false, bool kPacked = false,
+          bool kPadD = false>
 __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
     fa2_fwd_kernel(const AttnParams p, const Fa2Order order, const Fa2SplitKv split) {
+  static_assert(!(kPadD && (kSplit || kPacked)), "padded head dims run the plain forward only");
   constexpr int kBM = Traits::kBlockM;
   constexpr int kBN = Traits::kBlockN;
   constexpr int kD = Traits::kHeadDim;
@@ -75,6 +77,9 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
   constexpr int kStages = Traits::kKVStages;
   constexpr std::uint32_t kStageBytes = kBN * kPitch * 2;
   using Sw = SwizzledTile<kD>;
+  // kPadD: p.D < kD (fa2_padded_head_dim); only the first p.D / 8 16-byte chunks of a row are
+  // loaded (the rest zero-filled) and stored.
+  const int live_chunks = kPadD ? p.D / 8 : kD / 8;
 
   extern __shared__ __align__(128) unsigned char smem_raw[];
   T* sQ = reinterpret_cast<T*>(smem_raw);
@@ -200,14 +205,16 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
     if constexpr (kPacked) {
       load_packed_rows<Traits, kBM>(sQ, q, p.q_head_stride, p.q_row_stride, p.T_q, rows(), tid);
     } else {
-      load_tile<Traits, kBM>(sQ, q, p.q_row_stride, m0, p.T_q, tid);
+      load_tile<Traits, kBM, T, kPadD>(sQ, q, p.q_row_stride, m0, p.T_q, tid, live_chunks);
     }
     cp_async_commit();
     int n = n_blocks - 1;
     const std::uint32_t last_off = kStages == 2 ? (n & 1) * kStageBytes : 0;
-    load_tile<Traits, kBN>(sK + last_off / 2, k, p.k_row_stride, n * kBN, t_k, tid);
+    load_tile<Traits, kBN, T, kPadD>(sK + last_off / 2, k, p.k_row_stride, n * kBN, t_k, tid,
+                                     live_chunks);
     if constexpr (kStages == 2) {
-      load_tile<Traits, kBN>(sV + last_off / 2, v, p.v_row_stride, n * kBN, t_k, tid);
+      load_tile<Traits, kBN, T, kPadD>(sV + last_off / 2, v, p.v_row_stride, n * kBN, t_k, tid,
+                                       live_chunks);
     }
     cp_async_commit();
 
@@ -229,14 +236,16 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
       cp_async_wait<0>();
       if constexpr (kStages == 1) {
         __syncthreads();  // K_n landed; every warp is done reading V_{n+1}
-        load_tile<Traits, kBN>(sV, v, p.v_row_stride, n * kBN, t_k, tid);
+        load_tile<Traits, kBN, T, kPadD>(sV, v, p.v_row_stride, n * kBN, t_k, tid, live_chunks);
         cp_async_commit();
       } else {
         __syncthreads();  // K_n, V_n landed; every warp is done with tile n+1's buffers
         if (n > 0) {
           const std::uint32_t next_off = kStageBytes - kv_off;
-          load_tile<Traits, kBN>(sK + next_off / 2, k, p.k_row_stride, (n - 1) * kBN, t_k, tid);
-          load_tile<Traits, kBN>(sV + next_off / 2, v, p.v_row_stride, (n - 1) * kBN, t_k, tid);
+          load_tile<Traits, kBN, T, kPadD>(sK + next_off / 2, k, p.k_row_stride, (n - 1) * kBN, t_k,
+                                           tid, live_chunks);
+          load_tile<Traits, kBN, T, kPadD>(sV + next_off / 2, v, p.v_row_stride, (n - 1) * kBN, t_k,
+                                           tid, live_chunks);
           cp_async_commit();
         }
       }
@@ -253,7 +262,8 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
         cp_async_wait<0>();
         __syncthreads();  // V_n landed; every warp is done reading K_n
         if (n > 0) {
-          load_tile<Traits, kBN>(sK, k, p.k_row_stride, (n - 1) * kBN, t_k, tid);
+          load_tile<Traits, kBN, T, kPadD>(sK, k, p.k_row_stride, (n - 1) * kBN, t_k, tid,
+                                           live_chunks);
           cp_async_commit();
         }
       }
@@ -328,6 +338,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
     if (kWarpChunks % 32 != 0 && idx >= kWarpChunks) break;
     const int row = warp_row0 + idx / kChunks;
     const int c = idx % kChunks;
+    if (kPadD && c >= live_chunks) continue;
     if constexpr (kPacked) {
       if (row < rows()) {
         *reinterpret_cast<uint4*>(o + static_cast<std::int64_t>(row / p.T_q) * p.o_head_stride +

@@ -16,10 +16,11 @@
 
 namespace fa2b {
 
-// kMasked: causal and / or a sliding window (the bounds come from p); see fa2_fwd_kernel.cuh.
-template <typename Traits, typename T, bool kMasked>
+// kMasked: causal and / or a sliding window (the bounds come from p); kPadD: p.D padded into
+// the tile's wider head dim. See fa2_fwd_kernel.cuh.
+template <typename Traits, typename T, bool kMasked, bool kPadD = false>
 cudaError_t launch_fa2_fwd(const AttnParams& p, cudaStream_t stream, Fa2Order order) {
-  auto kernel = &fa2::fa2_fwd_kernel<Traits, T, kMasked>;
+  auto kernel = &fa2::fa2_fwd_kernel<Traits, T, kMasked, false, false, kPadD>;
   // Above 48 KB of dynamic shared memory needs an opt-in; once per instantiation is enough.
   static const cudaError_t attr_err =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
@@ -105,6 +106,24 @@ cudaError_t run_fa2_fwd(const AttnParams& p, cudaStream_t stream) {
     return launch_fa2_fwd_tile<T, kHeadDim, true>(p, stream, *tile, fa2_causal_order(order));
   }
   return launch_fa2_fwd_tile<T, kHeadDim, false>(p, stream, *tile, Fa2Order::kHeadMajor);
+}
+
+// A head dim padded into this tile (p.D < kHeadDim, fa2_padded_head_dim): the small-grid tile of
+// either mask on any grid (one instantiation per mask keeps the build lean), its CTA order as
+// the small-grid launches above, or head-major on large grids.
+template <typename T, int kHeadDim>
+cudaError_t run_fa2_fwd_padded(const AttnParams& p, cudaStream_t stream) {
+  const bool masked = attn_masked(p);
+  if (p.D >= kHeadDim ||
+      choose_fwd_tile(kHeadDim, masked, true, fa2_smem_limit()) != Fa2FwdTile::kSmallGrid) {
+    return cudaErrorInvalidConfiguration;
+  }
+  if (masked) {
+    const Fa2Order order = fa2_small_grid(p) ? Fa2Order::kHeavyFirst : Fa2Order::kHeadMajor;
+    return launch_fa2_fwd<Fa2CausalTraits<kHeadDim, true>, T, true, true>(p, stream,
+                                                                          fa2_causal_order(order));
+  }
+  return launch_fa2_fwd<Fa2Traits<kHeadDim, true>, T, false, true>(p, stream, Fa2Order::kHeadMajor);
 }
 
 // Decode launches take the small-grid tile: the plan splits grids that do not fill the GPU and

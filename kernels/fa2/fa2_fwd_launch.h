@@ -16,6 +16,11 @@ namespace fa2b {
 template <typename T, int kHeadDim>
 cudaError_t run_fa2_fwd(const AttnParams& p, cudaStream_t stream);
 
+// The forward of a head dim p.D < kHeadDim padded into kHeadDim's small-grid tile
+// (fa2_padded_head_dim); cudaErrorInvalidConfiguration where that tile does not fit the device.
+template <typename T, int kHeadDim>
+cudaError_t run_fa2_fwd_padded(const AttnParams& p, cudaStream_t stream);
+
 // The decode forward (fa2_split_kv.h: split.n_splits > 1 and / or split.pack_gqa): the split
 // and / or packed kernel on the small-grid tile, then the combine when split. Refuses
 // (cudaErrorInvalidConfiguration) when that tile does not fit the device's shared memory, or a

@@ -27,9 +27,12 @@ __device__ __forceinline__ float fast_exp2(float x) {
 // row segment (coalesced), and each pass advances kThreads / 8 rows, a multiple of 8, so a
 // thread's swizzle key never changes: all shared and global addresses are one per-thread base
 // plus compile-time offsets, which keeps the loader from pinning a register per chunk.
-template <typename Traits, int kRows, typename T>
+// kPadCols (a head dim padded into a wider tile, fa2_padded_head_dim): 16-byte chunks at or past
+// `live_chunks` are zero-filled too, so the padding adds nothing to Q*K^T and P*V.
+template <typename Traits, int kRows, typename T, bool kPadCols = false>
 __device__ __forceinline__ void load_tile(T* smem, const T* gmem, std::int64_t ld, int row0,
-                                          int row_end, int tid) {
+                                          int row_end, int tid, int live_chunks = 0) {
+  (void)live_chunks;  // read only when kPadCols
   constexpr int kChunks = Traits::kHeadDim / 8;
   constexpr int kGroups = (kChunks + 7) / 8;  // 8-chunk (128-byte) groups per row
   constexpr int kRowsPerPass = Traits::kThreads / 8;
@@ -50,8 +53,10 @@ __device__ __forceinline__ void load_tile(T* smem, const T* gmem, std::int64_t l
       if (kChunks % 8 != 0 && grp == kGroups - 1 && c >= kChunks % 8) continue;
       const std::uint32_t dst =
           s_base + static_cast<std::uint32_t>((ps * kRowsPerPass * kPitch + grp * 64) * 2);
+      bool ok = row_ok;
+      if constexpr (kPadCols) ok = ok && grp * 8 + c < live_chunks;
       // A zero-filled copy reads nothing, but still gets an in-bounds address.
-      cp_async_16(dst, row_ok ? g + grp * 64 : gmem, row_ok);
+      cp_async_16(dst, ok ? g + grp * 64 : gmem, ok);
     }
     g += kRowsPerPass * ld;
   }

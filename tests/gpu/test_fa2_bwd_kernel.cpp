@@ -91,8 +91,9 @@ TEST_F(Fa2Bwd, SupportRules) {
   EXPECT_FALSE(fa2_bwd_supported(p, &why));
   EXPECT_NE(why.find("fp32"), std::string::npos) << why;
   p.dtype = KernelDType::bf16;
-  p.D = 80;
+  p.D = 80;  // the forward runs it padded into D = 96's tile; the backward has no such path
   EXPECT_FALSE(fa2_bwd_supported(p, &why));
+  EXPECT_NE(why.find("runs the forward alone (padded into D=96's tile)"), std::string::npos) << why;
   p.D = 128;
   p.H = p.H_kv = 70000;
   EXPECT_FALSE(fa2_bwd_supported(p, &why));

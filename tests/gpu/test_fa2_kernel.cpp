@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // FA2 forward kernel against the float64 reference: every (dtype, D, causal) at T = 1, 17, 127,
 // 1000, 4097; T_q != T_k both ways; sliding windows (every (dtype, D), with and without causal);
-// bshd; GQA; a grid beyond 65535 CTAs; the support rules.
+// bshd; GQA; head dims padded into the next tile; a grid beyond 65535 CTAs; the support rules.
 // O and LSE are poisoned with NaN bytes first, so any element the kernel fails to write shows.
 // Every test skips when no CUDA device is present.
 #include <cuda_runtime.h>
@@ -17,6 +17,7 @@
 
 #include "fa2/fa2_fwd.h"
 #include "fa2/fa2_head_dims.h"
+#include "fa2/fa2_padded_head_dims.h"
 #include "fwd_kernel_check.h"
 #include "gpu_available.h"
 #include "sweep_params.h"
@@ -75,6 +76,44 @@ TEST_F(Fa2Kernel, BshdLayout) {
         run_and_check(s);
       }
     }
+  }
+}
+
+// Head dims that are multiples of 8 without a tile of their own run padded into the next
+// listed tile (fa2_padded_head_dim): one or more per tile, from 8 (into 32) to 248 (into 256),
+// both dtypes and masks, odd lengths, T_q != T_k, GQA and bshd. Padding columns that leaked into
+// Q*K^T or P*V, or an O store past column D (into the next row), would show in the comparison.
+TEST_F(Fa2Kernel, PaddedHeadDims) {
+  int n = 0;
+  for (int D : {8, 24, 40, 56, 72, 80, 88, 112, 120, 136, 176, 200, 248}) {
+    ASSERT_NE(fa2_padded_head_dim(D), D) << D;
+    for (DType dt : {DType::fp16, DType::bf16}) {
+      for (bool causal : {false, true}) {
+        for (auto [tq, tk] :
+             {std::pair<std::int64_t, std::int64_t>{1, 1}, {17, 17}, {17, 1000}, {1000, 17}}) {
+          Shape s;
+          s.dtype = dt;
+          s.D = D;
+          s.causal = causal;
+          s.T_q = tq;
+          s.T_k = tk;
+          s.B = 2;
+          s.H = 4;
+          s.H_kv = n % 3 == 0 ? 2 : 4;
+          if (n % 4 == 1) s.layout = Layout::bshd;
+          ++n;
+          run_and_check(s);
+        }
+      }
+    }
+  }
+  for (std::int64_t T : {1000, 4097}) {  // a long causal case, many key tiles per CTA
+    if (T > fwd_check::max_test_length()) continue;
+    Shape s;
+    s.D = 80;
+    s.causal = true;
+    s.T_q = s.T_k = T;
+    run_and_check(s);
   }
 }
 
@@ -147,13 +186,14 @@ TEST_F(Fa2Kernel, SupportRules) {
   EXPECT_FALSE(fa2_fwd_supported(p, &why));
   EXPECT_EQ(why, "fp32 is not supported by fa2 (use fp16 or bf16)");
   p.dtype = KernelDType::bf16;
-  for (int D : {16, 48, 80, 100, 512}) {
+  for (int D : {0, 4, 100, 250, 264, 512}) {
     p.D = D;
     why.clear();
     EXPECT_FALSE(fa2_fwd_supported(p, &why)) << D;
+    EXPECT_NE(why.find("every multiple of 8 up to 256"), std::string::npos) << why;
     EXPECT_NE(why.find("32, 64, 96, 128, 160, 192, 224, 256"), std::string::npos) << why;
   }
-  for (int D : Fa2HeadDims::kValues) {
+  for (int D = 8; D <= 256; D += 8) {
     p.D = D;
     EXPECT_TRUE(fa2_fwd_supported(p, &why)) << D << ": " << why;
   }

@@ -10,6 +10,7 @@
 
 #include "fa2/fa2_grid_class.h"
 #include "fa2/fa2_head_dims.h"
+#include "fa2/fa2_padded_head_dims.h"
 #include "fa2/fa2_tile_choice.h"
 
 namespace fa2b {
@@ -53,6 +54,27 @@ TEST(Fa2TileChoice, SmallGridTilesHoldNoMoreRows) {
       EXPECT_LE(small_causal_rows, large_causal_rows) << d;
     });
   }
+}
+
+TEST(Fa2TileChoice, PaddedHeadDimsTakeTheNextTile) {
+  EXPECT_EQ(fa2_padded_head_dim(8), 32);
+  EXPECT_EQ(fa2_padded_head_dim(32), 32);
+  EXPECT_EQ(fa2_padded_head_dim(40), 64);
+  EXPECT_EQ(fa2_padded_head_dim(80), 96);
+  EXPECT_EQ(fa2_padded_head_dim(112), 128);
+  EXPECT_EQ(fa2_padded_head_dim(248), 256);
+  for (int D : {0, -8, 4, 100, 257, 264}) EXPECT_EQ(fa2_padded_head_dim(D), 0) << D;
+  for (int D = 8; D <= 256; D += 8) {
+    const int tile = fa2_padded_head_dim(D);
+    EXPECT_TRUE(fa2_head_dim_supported(tile)) << D;
+    EXPECT_GE(tile, D);
+    EXPECT_LT(tile - D, 32) << D;  // the listed dims are 32 apart
+  }
+  // The padded forward runs the small-grid tile: its size is what a small device is told.
+  EXPECT_EQ(fa2_padded_smem_unsupported_reason(80, false, kSmemOptinSm86), "");
+  EXPECT_EQ(fa2_padded_smem_unsupported_reason(96, false, 1024), "");  // listed: not padded
+  const std::string why = fa2_padded_smem_unsupported_reason(248, false, 64 * 1024);
+  EXPECT_NE(why.find("D=248 (padded into D=256's tile)"), std::string::npos) << why;
 }
 
 TEST(Fa2TileChoice, TheSizesOfTheTables) {

@@ -7,6 +7,8 @@
 #include "fa2/fa2_bwd.h"
 #include "fa2/fa2_fwd.h"
 #include "fa2/fa2_fwd_launch.h"
+#include "fa2/fa2_head_dims.h"
+#include "fa2/fa2_padded_head_dims.h"
 #include "fa2/fa2_split_kv.h"
 #include "fa2/fa2_tile_choice.h"
 #include "runtime/cuda/cuda_check.h"
@@ -25,9 +27,13 @@ class Fa2CudaBackend final : public Backend {
                                    runs_backward(c.mode) ? fa2_bwd_supported : fa2_fwd_supported);
     if (!s.ok) return s;
     // A tile that does not fit the device's shared memory per block is never launched.
-    const std::string why = fa2_smem_unsupported_reason(
-        static_cast<int>(c.D), attn_masked(shape_params(c)), runs_backward(c.mode),
-        fa2_smem_limit_for(t.smem_per_block_optin));
+    const int D = static_cast<int>(c.D);
+    const bool masked = attn_masked(shape_params(c));
+    const std::int64_t limit = fa2_smem_limit_for(t.smem_per_block_optin);
+    const std::string why =
+        fa2_head_dim_supported(D)
+            ? fa2_smem_unsupported_reason(D, masked, runs_backward(c.mode), limit)
+            : fa2_padded_smem_unsupported_reason(D, masked, limit);
     return why.empty() ? s : Support::no(why);
   }
 

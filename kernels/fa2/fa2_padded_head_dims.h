@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+// Head dims the fa2 forward serves without a tile of their own: every multiple of 8 up to 256
+// (flash-attention's rule) runs in the next listed tile of fa2_head_dims.h, its columns past D
+// zero-filled on load and never stored (kPadD in fa2_fwd_kernel.cuh). The backward has no such
+// path: it keeps to the listed head dims.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "fa2/fa2_head_dims.h"
+#include "fa2/fa2_tile_choice.h"
+
+namespace fa2b {
+
+constexpr int kFa2MaxHeadDim = 256;
+constexpr int kFa2HeadDimMultiple = 8;  // 16-byte rows of fp16 / bf16
+
+// The listed head dim whose tile serves d in the forward: d itself when listed, else the
+// smallest listed one above it; 0 when no tile serves d.
+template <int... kDims>
+constexpr int padded_head_dim(HeadDimList<kDims...>, int d) {
+  if (d <= 0 || d > kFa2MaxHeadDim || d % kFa2HeadDimMultiple != 0) return 0;
+  int best = 0;
+  for (int v : {kDims...}) {
+    if (v >= d && (best == 0 || v < best)) best = v;
+  }
+  return best;
+}
+
+constexpr int fa2_padded_head_dim(int d) {
+  return padded_head_dim(Fa2HeadDims{}, d);
+}
+
+// Whether the fa2 forward runs head dim d: listed, or padded into a listed tile.
+constexpr bool fa2_fwd_head_dim_supported(int d) {
+  return fa2_padded_head_dim(d) != 0;
+}
+
+// Empty when the padded forward of head dim D (not listed) fits `smem_limit` bytes per block
+// (it runs the next tile's small-grid table entry); otherwise why not, naming the sizes.
+inline std::string fa2_padded_smem_unsupported_reason(int D, bool masked, std::int64_t smem_limit) {
+  const int tile_d = fa2_padded_head_dim(D);
+  if (smem_limit <= 0 || tile_d == 0 || tile_d == D) return {};
+  const std::int64_t need = fa2_fwd_tile_smem(tile_d, masked, Fa2FwdTile::kSmallGrid);
+  if (need <= smem_limit) return {};
+  return "fa2 forward at D=" + std::to_string(D) + " (padded into D=" + std::to_string(tile_d) +
+         "'s tile) needs " + fa2_kib_text(need) + " of shared memory per block; this device " +
+         "allows " + fa2_kib_text(smem_limit);
+}
+
+}  // namespace fa2b
