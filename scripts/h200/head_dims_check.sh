@@ -16,7 +16,7 @@ mkdir -p "$outdir"
 source scripts/h200/steps.sh
 
 filter='Fa2Kernel.*:Fa2Bwd.SupportRules:AllDims/Fa2KernelSweep.AllLengthsBothMasks/*:GpuFa2SmemLimit.*'
-FA2BENCH_TEST_MAX_T=1000 step tests 100 "$tests" --gtest_filter="$filter" \
+FA2BENCH_TEST_MAX_T=1000 step tests 120 "$tests" --gtest_filter="$filter" \
   > "$outdir/gpu_tests.log" 2>&1
 grep -E "^\[  (PASSED|FAILED)" "$outdir/gpu_tests.log"
 FA2BENCH_TEST_MAX_T=1000 step memcheck 60 compute-sanitizer --tool memcheck --error-exitcode 86 \
