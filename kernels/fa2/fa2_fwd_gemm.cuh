@@ -14,15 +14,13 @@ namespace fa2b {
 namespace fa2 {
 
 // s = Q·Kᵀ (overwritten). Q's first Traits::kQRegSteps k-steps come from q_frag (loaded once
-// per CTA), the rest from shared memory. kPadD: only the first `live_k16` 16-column k-steps
-// hold data (a head dim padded into this tile); the zero-filled rest are skipped.
-template <typename Traits, typename T, int kQFrags, bool kPadD = false>
+// per CTA), the rest from shared memory.
+template <typename Traits, typename T, int kQFrags>
 __device__ __forceinline__ void qk_scores(
     float (&s)[Traits::kMTiles][Traits::kBlockN / 8][4],
     const std::uint32_t (&q_frag)[Traits::kMTiles][kQFrags][4],
     const LdsmBases<Traits::kPitch>& q_ld, const LdsmBases<Traits::kPitch>& k_ld,
-    std::uint32_t kv_off, int live_k16 = 0) {
-  (void)live_k16;  // read only when kPadD
+    std::uint32_t kv_off) {
   constexpr int kMT = Traits::kMTiles;
   constexpr int kNT = Traits::kBlockN / 8;
   constexpr int kQRegs = Traits::kQRegSteps;
@@ -36,9 +34,6 @@ __device__ __forceinline__ void qk_scores(
   }
 #pragma unroll
   for (int ks = 0; ks < Traits::kHeadDim / 16; ++ks) {
-    if constexpr (kPadD) {
-      if (ks >= live_k16) break;
-    }
     std::uint32_t qa[kMT][4];
 #pragma unroll
     for (int mi = 0; mi < kMT; ++mi) {
@@ -63,14 +58,12 @@ __device__ __forceinline__ void qk_scores(
   }
 }
 
-// acc_o += P·V, P the probabilities left in s by the softmax. kPadD: only the first `live_d16`
-// 16-column blocks of O hold data; the rest (zero, never stored) are skipped.
-template <typename Traits, typename T, bool kPadD = false>
+// acc_o += P·V, P the probabilities left in s by the softmax.
+template <typename Traits, typename T>
 __device__ __forceinline__ void pv_accumulate(
     float (&acc_o)[Traits::kMTiles][Traits::kHeadDim / 8][4],
     const float (&s)[Traits::kMTiles][Traits::kBlockN / 8][4],
-    const LdsmBases<Traits::kPitch>& v_ld, std::uint32_t kv_off, int live_d16 = 0) {
-  (void)live_d16;  // read only when kPadD
+    const LdsmBases<Traits::kPitch>& v_ld, std::uint32_t kv_off) {
   constexpr int kMT = Traits::kMTiles;
 #pragma unroll
   for (int kk = 0; kk < Traits::kBlockN / 16; ++kk) {
@@ -84,9 +77,6 @@ __device__ __forceinline__ void pv_accumulate(
     }
 #pragma unroll
     for (int dn = 0; dn < Traits::kHeadDim / 16; ++dn) {
-      if constexpr (kPadD) {
-        if (dn >= live_d16) break;
-      }
       std::uint32_t vb[4];
       ldmatrix_x4_trans(vb, v_ld.at(kk * 16, 2 * dn) + kv_off);
 #pragma unroll

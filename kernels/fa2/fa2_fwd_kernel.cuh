@@ -80,8 +80,6 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
   // kPadD: p.D < kD (fa2_padded_head_dim); only the first p.D / 8 16-byte chunks of a row are
   // loaded (the rest zero-filled) and stored.
   const int live_chunks = kPadD ? p.D / 8 : kD / 8;
-  // ... and only the first ceil(p.D / 16) 16-column steps of Q*K^T and blocks of P*V compute.
-  const int live_k16 = kPadD ? (p.D + 15) / 16 : kD / 16;
 
   extern __shared__ __align__(128) unsigned char smem_raw[];
   T* sQ = reinterpret_cast<T*>(smem_raw);
@@ -253,7 +251,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
       }
 
       float s[kMT][kNT][4];
-      qk_scores<Traits, T, kQFrags, kPadD>(s, q_frag, q_ld, k_ld, kv_off, live_k16);
+      qk_scores<Traits, T>(s, q_frag, q_ld, k_ld, kv_off);
 
       const int col0 = n * kBN;
       if (tile_needs_mask<Traits, kMasked>(p, col0, t_k, m0, diag)) {
@@ -271,7 +269,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
       }
 
       online_softmax<Traits>(s, row_m, row_l, acc_o, scale_log2);
-      pv_accumulate<Traits, T, kPadD>(acc_o, s, v_ld, kv_off, live_k16);
+      pv_accumulate<Traits, T>(acc_o, s, v_ld, kv_off);
     }
   }
 
