@@ -47,13 +47,5 @@ for c in json.load(open(sys.argv[1]))["cases"]:
           f'{s.get("sm_clock_mhz_end")} MHz, {s.get("throttle_reasons_end")}')
 PY
 
-# The last step keeps 15 s of the budget for the final tar; give SECONDS a margin below the
-# device call's own limit, which kills without a tar.
-t=$(($(left) - 15))
-if [ "$t" -gt 30 ]; then
-  DECODE_DIR="$outdir/decode" DECODE_BACKENDS="fa2 cudnn" timeout "$t" \
-    scripts/h200/decode.sh "$build"
-  echo "decode: exit $?"
-fi
-pack
-echo "total: $(($(date +%s) - steps_start))s"
+# Give SECONDS a margin below the device call's own limit, which kills without a tar.
+last_step_decode "$build"

@@ -27,3 +27,18 @@ step() {
   echo "$name: exit $? in $(($(date +%s) - s))s"
   pack
 }
+
+# The call's last step: scripts/h200/decode.sh (fa2 and cudnn, PyTorch beside them) into
+# $outdir/decode with what is left of the budget, keeping 15 s for the final tar (a call cut at
+# its own limit returns nothing). Then the final tar and the total.
+#   last_step_decode BUILD_DIR
+last_step_decode() {
+  local t=$(($(left) - 15))
+  if [ "$t" -gt 30 ]; then
+    DECODE_DIR="$outdir/decode" DECODE_BACKENDS="fa2 cudnn" timeout "$t" \
+      scripts/h200/decode.sh "$1"
+    echo "decode: exit $?"
+  fi
+  pack
+  echo "total: $(($(date +%s) - steps_start))s"
+}

@@ -236,13 +236,18 @@ TEST(SustainedPhase, RunnerAddsTheBlockOnlyWhenAskedAndProbed) {
   }
 }
 
-TEST(CopyBandwidth, CasesAndTheDeviceBlockCarryTheMeasurement) {
-  ThrottlingPlatform platform(true);
+// One small case through the in-process sweep on `platform`.
+ResultSet one_case_sweep(Platform& platform) {
   Config config;
   config.name = "copy_bw";
   SweepOptions options;
   options.progress = false;
-  const ResultSet rs = run_sweep(source_of(config), {small_case(false, 0)}, platform, options);
+  return run_sweep(source_of(config), {small_case(false, 0)}, platform, options);
+}
+
+TEST(CopyBandwidth, CasesAndTheDeviceBlockCarryTheMeasurement) {
+  ThrottlingPlatform platform(true);
+  const ResultSet rs = one_case_sweep(platform);
   ASSERT_EQ(rs.cases.size(), 1u);
   const CaseResult& r = rs.cases[0];
   ASSERT_EQ(r.status, Status::ok) << r.reason;
@@ -257,11 +262,7 @@ TEST(CopyBandwidth, CasesAndTheDeviceBlockCarryTheMeasurement) {
 
 TEST(CopyBandwidth, AbsentWithAReasonNotZero) {
   ThrottlingPlatform platform(false);  // the host platform's answer: none
-  Config config;
-  config.name = "copy_bw";
-  SweepOptions options;
-  options.progress = false;
-  const ResultSet rs = run_sweep(source_of(config), {small_case(false, 0)}, platform, options);
+  const ResultSet rs = one_case_sweep(platform);
   ASSERT_EQ(rs.cases.size(), 1u);
   EXPECT_FALSE(std::isfinite(rs.cases[0].copy_bw_gbs));
   const nlohmann::json j = to_json(rs.cases[0]);
