@@ -164,6 +164,10 @@ bool supports_mode(const BackendEntry& e, Mode m) {
   return std::find(e.modes.begin(), e.modes.end(), m) != e.modes.end();
 }
 
+bool supports_packing(const BackendEntry& e, Packing p) {
+  return std::find(e.packings.begin(), e.packings.end(), p) != e.packings.end();
+}
+
 bool takes_variants(std::string_view name) {
   const BackendEntry* e = find_backend_entry(name);
   return e && e->variants;

@@ -293,7 +293,8 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
     r.reason = "not run: the device is in an error state after an earlier case (" + why + ")";
     return r;
   }
-  const Support support = backend.supports(c, platform.info());
+  const Support varlen = catalog_varlen_support(c, c.backend);
+  const Support support = varlen.ok ? backend.supports(c, platform.info()) : varlen;
   if (!support.ok) {
     r.status = Status::unsupported;
     r.reason = support.reason;
