@@ -108,4 +108,35 @@ double padding_ratio(const Case& c) {
   return static_cast<double>(c.B * c.T_q) / static_cast<double>(tokens);
 }
 
+std::vector<std::int64_t> sequence_offsets(const Case& c) {
+  std::vector<std::int64_t> out(c.lengths.size() + 1, 0);
+  std::partial_sum(c.lengths.begin(), c.lengths.end(), out.begin() + 1);
+  return out;
+}
+
+namespace {
+
+TokenLayout layout_of(const Case& c, std::int64_t seq) {
+  TokenLayout t;
+  if (c.varlen() && c.packing == Packing::packed) {
+    t.offsets = sequence_offsets(c);
+    t.batches = 1;
+    t.rows = t.offsets.back();
+  } else {
+    t.batches = c.B;
+    t.rows = seq;
+  }
+  return t;
+}
+
+}  // namespace
+
+TokenLayout query_layout(const Case& c) {
+  return layout_of(c, c.T_q);
+}
+
+TokenLayout key_layout(const Case& c) {
+  return layout_of(c, c.T_k);
+}
+
 }  // namespace fa2b

@@ -149,6 +149,12 @@ std::int64_t row_sums_bytes(const Case& c) {
   return 4 * query_rows(c) * c.H;
 }
 
+std::int64_t varlen_arrays_bytes(const Case& c) {
+  if (!c.varlen()) return 0;
+  const std::int64_t bytes = c.packing == Packing::packed ? 2 * (c.B + 1) * 4 : c.B * 4;
+  return is_device_backend(c.backend) ? aligned_256(bytes) : bytes;
+}
+
 std::int64_t score_matrix_bytes(const Case& c, int elem_bytes) {
   return c.B * c.H * c.T_q * c.T_k * elem_bytes;
 }
@@ -163,7 +169,8 @@ std::int64_t flash_state_bytes(const Case& c) {
 // of the catalog entry (standard: cuBLAS's), plus the backward's workspace. Every buffer lives
 // for the whole case, so the peak is their sum.
 static std::int64_t predicted_peak_bytes(const Case& c) {
-  std::int64_t bytes = io_bytes(c) + grad_io_bytes(c) + backward_workspace_bytes(c);
+  std::int64_t bytes =
+      io_bytes(c) + grad_io_bytes(c) + backward_workspace_bytes(c) + varlen_arrays_bytes(c);
   if (const BackendEntry* e = find_backend_entry(c.backend)) bytes += e->forward_workspace_bytes;
   if (!materialises_scores(score_storage(c))) return bytes;
   return bytes + matrix_bytes(c, 4) + matrix_bytes(c, dtype_bytes(c.dtype));

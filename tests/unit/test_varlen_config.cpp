@@ -244,7 +244,12 @@ TEST(VarlenConfig, PlanMetricsCountRealTokens) {
   c.packing = Packing::packed;  // only the real tokens are held and computed
   EXPECT_DOUBLE_EQ(executed_flops(c), useful / 2);
   EXPECT_EQ(io_bytes(c), 4 * (118 * 2 * 64 * 2) + 118 * 2 * 4);
-  EXPECT_EQ(predicted_memory(c).predicted_bytes, io_bytes(c));
+  // fa2's tracked cu_seqlens_q and cu_seqlens_k, 2 * 5 int32, in one 256-byte allocation.
+  EXPECT_EQ(varlen_arrays_bytes(c), 256);
+  EXPECT_EQ(predicted_memory(c).predicted_bytes, io_bytes(c) + 256);
+  Case host = c;
+  host.backend = "cpu-flash";
+  EXPECT_EQ(varlen_arrays_bytes(host), 40);
   EXPECT_DOUBLE_EQ(padding_ratio(c), 400.0 / 118.0);
 
   // A dense case: nothing changes.
