@@ -26,6 +26,13 @@ FA2B_HD int sequence_length_k(const AttnParams& p, int b) {
   return p.seqused != nullptr ? p.seqused[b] : p.T_k;
 }
 
+// Query rows of batch entry b that a kernel loads and writes: a packed sequence's own rows
+// (the next sequence's follow them), else all T_q (a padded batch's padding rows are computed
+// against the sequence's keys, so the whole output is written and finite).
+FA2B_HD int stored_rows_q(const AttnParams& p, int b) {
+  return p.cu_seqlens_q != nullptr ? p.cu_seqlens_q[b + 1] - p.cu_seqlens_q[b] : p.T_q;
+}
+
 // Sequence b's tensors and lengths, B = 1 (its rows are batch 0 of the view), varlen arrays
 // cleared. Its LSE, whose layout differs between the packings, is lse[h * lse_head_stride + i]
 // (view.p.lse is null: a dense code path addresses LSE as [B, H, T_q], which the view's T_q

@@ -32,6 +32,10 @@ Support catalog_varlen_support(const Case& c, std::string_view backend) {
   }
   const BackendEntry* e = find_backend_entry(backend);
   if (e && supports_packing(*e, c.packing)) return Support::yes();
+  if (e && !e->packings.empty()) {  // e.g. naive: padded with a key-padding mask only
+    return Support::no(fmt::format("{} does not run {} variable-length batches, only {} ones",
+                                   backend, to_string(c.packing), to_string(e->packings.front())));
+  }
   return Support::no(
       fmt::format("{} does not run {} variable-length batches", backend, to_string(c.packing)));
 }

@@ -19,6 +19,9 @@ AttnParams shape_params(const Case& c) {
   p.k_batch_stride = p.v_batch_stride = kv.b;
   p.k_head_stride = p.v_head_stride = kv.h;
   p.k_row_stride = p.v_row_stride = kv.t;
+  if (c.varlen() && c.packing == Packing::packed) {
+    p.q_batch_stride = p.o_batch_stride = p.k_batch_stride = p.v_batch_stride = 0;
+  }
   p.B = static_cast<int>(c.B);
   p.H = static_cast<int>(c.H);
   p.H_kv = static_cast<int>(c.H_kv);

@@ -67,12 +67,14 @@ std::deque<BackendEntry> built_in_entries() {
                     "standard attention in our own kernels: S = scale·QKᵀ materialised in "
                     "float32, a masked row softmax producing P in the input dtype, then O = PV "
                     "(tensor-core GEMM tiles); its backward materialises dP and dS the same way"));
+  e.back().packings = {Packing::padded};  // a key-padding mask in its softmax
   e.push_back(entry("fa2", D::cuda, "cpu-flash", S::streams, fa2_backward_workspace,
                     "fp32 dQ accumulator and row sums, 4*B*H*T_q*(D+1)", all_modes(),
                     "our FlashAttention-2: one CTA per (query tile, batch, head), K/V tiles "
                     "streamed through shared memory with `cp.async`, scores and the online "
                     "softmax state in registers, tensor cores through `mma.sync` m16n8k16 and "
                     "`ldmatrix`; writes the logsumexp, from which its backward recomputes P"));
+  e.back().packings = {Packing::padded, Packing::packed};
   e.push_back(entry("standard", D::cuda, "cpu-naive", S::dense, standard_backward_workspace,
                     "dP (fp32) and dS beside S and P; fp32 dK, dV accumulators when H_kv < H",
                     all_modes(),
@@ -80,6 +82,7 @@ std::deque<BackendEntry> built_in_entries() {
                     "float32, one masked softmax kernel writing P and the LSE, then O = PV by "
                     "cuBLAS; S, P and the cuBLAS workspace are tracked"));
   e.back().forward_workspace_bytes = kStandardCublasWorkspaceBytes;
+  e.back().packings = {Packing::padded};  // a key-padding mask in its softmax
   e.push_back(entry("cudnn", D::cuda, "", S::streams, cudnn_backward_workspace,
                     "fp32 dQ accumulator and row sums, 4*B*H*T_q*(D+1); the cuDNN plans' own "
                     "workspaces are tracked, not predicted",

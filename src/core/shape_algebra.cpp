@@ -151,8 +151,7 @@ std::int64_t row_sums_bytes(const Case& c) {
 
 std::int64_t varlen_arrays_bytes(const Case& c) {
   if (!c.varlen()) return 0;
-  const std::int64_t bytes = c.packing == Packing::packed ? 2 * (c.B + 1) * 4 : c.B * 4;
-  return is_device_backend(c.backend) ? aligned_256(bytes) : bytes;
+  return c.packing == Packing::packed ? 2 * (c.B + 1) * 4 : c.B * 4;
 }
 
 std::int64_t score_matrix_bytes(const Case& c, int elem_bytes) {

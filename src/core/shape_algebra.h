@@ -50,8 +50,8 @@ std::int64_t backward_workspace_bytes(const Case& c);
 // workspace of the CPU backends (which reuse S's float32 buffer for dP and dS).
 std::int64_t row_sums_bytes(const Case& c);
 // A variable-length batch's int32 arrays, one tracked buffer the backend allocates in prepare():
-// packed, cu_seqlens_q and cu_seqlens_k (2 * (B + 1)); padded, the B lengths. Rounded up to 256
-// bytes for a device backend, as the CUDA allocations are; 0 for a dense case.
+// packed, cu_seqlens_q and cu_seqlens_k (2 * (B + 1)); padded, the B lengths; 0 for a dense
+// case.
 std::int64_t varlen_arrays_bytes(const Case& c);
 // The T_q x T_k score matrix of every (batch, head) at `elem_bytes` per element
 // (the seed notebook counts it at the input dtype's 2 bytes).

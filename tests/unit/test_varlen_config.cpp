@@ -244,12 +244,9 @@ TEST(VarlenConfig, PlanMetricsCountRealTokens) {
   c.packing = Packing::packed;  // only the real tokens are held and computed
   EXPECT_DOUBLE_EQ(executed_flops(c), useful / 2);
   EXPECT_EQ(io_bytes(c), 4 * (118 * 2 * 64 * 2) + 118 * 2 * 4);
-  // fa2's tracked cu_seqlens_q and cu_seqlens_k, 2 * 5 int32, in one 256-byte allocation.
-  EXPECT_EQ(varlen_arrays_bytes(c), 256);
-  EXPECT_EQ(predicted_memory(c).predicted_bytes, io_bytes(c) + 256);
-  Case host = c;
-  host.backend = "cpu-flash";
-  EXPECT_EQ(varlen_arrays_bytes(host), 40);
+  // fa2's tracked cu_seqlens_q and cu_seqlens_k, 2 * 5 int32 in one allocation.
+  EXPECT_EQ(varlen_arrays_bytes(c), 40);
+  EXPECT_EQ(predicted_memory(c).predicted_bytes, io_bytes(c) + 40);
   EXPECT_DOUBLE_EQ(padding_ratio(c), 400.0 / 118.0);
 
   // A dense case: nothing changes.
@@ -324,7 +321,13 @@ TEST(VarlenConfig, BackendsWithoutThePackingAreAskedNothing) {
   c.packing = Packing::packed;
   const Support s = catalog_varlen_support(c, c.backend);
   EXPECT_FALSE(s.ok);
-  EXPECT_EQ(s.reason, "standard does not run packed variable-length batches");
+  EXPECT_EQ(s.reason, "standard does not run packed variable-length batches, only padded ones");
+  c.packing = Packing::padded;
+  EXPECT_TRUE(catalog_varlen_support(c, c.backend).ok);
+  c.backend = "fa2-dev";
+  EXPECT_EQ(catalog_varlen_support(c, c.backend).reason,
+            "fa2-dev does not run padded variable-length batches");
+  c.backend = "standard";
   c.mode = Mode::bwd;
   EXPECT_NE(catalog_varlen_support(c, c.backend).reason.find("forward only"), std::string::npos);
   c.lengths.clear();
