@@ -32,12 +32,13 @@ Support catalog_varlen_support(const Case& c, std::string_view backend) {
   }
   const BackendEntry* e = find_backend_entry(backend);
   if (e && supports_packing(*e, c.packing)) return Support::yes();
+  std::string why =
+      fmt::format("{} does not run {} variable-length batches", backend, to_string(c.packing));
   if (e && !e->packings.empty()) {  // e.g. naive: padded with a key-padding mask only
-    return Support::no(fmt::format("{} does not run {} variable-length batches, only {} ones",
-                                   backend, to_string(c.packing), to_string(e->packings.front())));
+    why += fmt::format(", only {} ones", to_string(e->packings.front()));
   }
-  return Support::no(
-      fmt::format("{} does not run {} variable-length batches", backend, to_string(c.packing)));
+  if (e && !e->varlen_note.empty()) why += ": " + e->varlen_note;
+  return Support::no(why);
 }
 
 Support no_window_support(const Case& c, std::string_view backend, std::string_view why) {

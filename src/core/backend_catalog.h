@@ -52,6 +52,9 @@ struct BackendEntry {
   // The packings of a variable-length batch (Case::lengths) it runs, forward only; empty: none,
   // and the runner records such a case `unsupported` without asking the backend.
   std::vector<Packing> packings;
+  // Why it does not run the other packings, when there is more to say than that (appended to
+  // the unsupported reason).
+  std::string varlen_note;
   // One line for `fa2bench backends` and the README table.
   std::string description;
   // A dev-variant backend: its cases take the parameter `variant` (core/case.h; 0 is the
