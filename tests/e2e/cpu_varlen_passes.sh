@@ -54,12 +54,19 @@ expect_output "useful GFLOP"
 expect_output "-L=list-1da7a409-"
 
 # A --filter on the packing tag selects those cases.
+# --dump of a packed case: one batch of all tokens, and rows named by sequence and token.
 expect_exit 0 "$BIN" sweep --config "$SRC/configs/cpu_varlen.json" --target cpu --out "$TMP/tag" \
-  --filter '/packed(/|$)' --quiet
-python3 - "$TMP/tag/results.json" <<'PY' || fail "filtered sweep"
-import json, sys
+  --filter '/packed(/|$)' --quiet --dump "$TMP/dump" --dump-filter 'list-.*causal/packed$'
+python3 - "$TMP/tag/results.json" "$TMP/dump" <<'PY' || fail "filtered sweep"
+import glob, json, os, sys
 cases = json.load(open(sys.argv[1]))["cases"]
 assert cases and all(c["params"]["packing"] == "packed" for c in cases), [c["id"] for c in cases]
+manifests = glob.glob(os.path.join(sys.argv[2], "*", "manifest.json"))
+assert len(manifests) == 2, manifests  # cpu-naive and cpu-flash
+for path in manifests:
+    m = json.load(open(path))
+    assert m["tensors"]["o"]["shape"] == [1, 212, 4, 40], m["tensors"]["o"]
+    assert "cu_seqlens" in m["reference"]["rows"]["note"], m["reference"]["rows"]
 PY
 
 # Bad lengths: exit 2 naming the field.
