@@ -16,6 +16,14 @@ torch's allocator peak during the case, inputs and outputs included (as fa2bench
 peak_bytes). Accuracy: float64 reference on up to verify_rows sampled rows. GB/s: fa2bench's
 minimal traffic (Q, K, V, O, LSE once; K and V of the KV heads) over the median time.
 
+Variable-length batches (params.lengths, configs/varlen.json): packed runs the sequences as
+a jagged nested tensor (torch.nested, layout=torch.jagged: SDPA's varlen path, no padding;
+empty sequences are left out, they have no tokens), padded runs the B x max(lengths) batch with
+an explicit boolean key-padding mask (plus the causal bound), which the math, efficient and
+cudnn backends take and flash refuses (recorded unsupported with torch's reason). FLOPs are the
+useful ones (each sequence at its own length), the `varlen` block as fa2bench writes it; the
+check compares a few rows of the first and last non-empty sequences with float64.
+
 Shapes: GQA (H_kv < H) runs with enable_gqa. Causal masks align bottom-right as fa2bench's: a
 decode step of one query row (T_q = 1) sees every key and runs unmasked; other T_q != T_k use
 torch's causal_lower_right bias (or a boolean mask on a torch without it).
@@ -97,14 +105,149 @@ def lower_right_causal(torch, Tq, Tk):
 def min_traffic_bytes(p):
     """fa2bench's minimal traffic of a case (src/core/shape_algebra.cpp min_traffic_bytes): Q, K,
     V, O and the LSE once (K and V with the KV heads, so GQA and decode count the cache once); the
-    backward adds dO and the three gradients and re-reads the forward's tensors."""
+    backward adds dO and the three gradients and re-reads the forward's tensors. A packed
+    variable-length batch holds its real tokens only, a padded one B * max(lengths)."""
     e = {"fp16": 2, "bf16": 2, "fp32": 4}[p["dtype"]]
-    q_elems = p["B"] * p["H"] * p["T_q"] * p["D"]
-    kv_elems = p["B"] * p["H_kv"] * p["T_k"] * p["D"]
-    io = 2 * q_elems * e + 2 * kv_elems * e + p["B"] * p["H"] * p["T_q"] * 4
+    packed = "lengths" in p and p.get("packing") == "packed"
+    q_rows = sum(p["lengths"]) if packed else p["B"] * p["T_q"]
+    k_rows = sum(p["lengths"]) if packed else p["B"] * p["T_k"]
+    q_elems = q_rows * p["H"] * p["D"]
+    kv_elems = k_rows * p["H_kv"] * p["D"]
+    io = 2 * q_elems * e + 2 * kv_elems * e + q_rows * p["H"] * 4
     grad_io = 2 * q_elems * e + 2 * kv_elems * e
     mode = p.get("mode", "fwd")
     return io if mode == "fwd" else io + grad_io if mode == "bwd" else 2 * io + grad_io
+
+
+def varlen_useful_flops(p):
+    """fa2bench's useful FLOPs of a variable-length batch: each sequence at its own length."""
+    f = sum(4.0 * p["H"] * p["D"] * n * n for n in p["lengths"])
+    return f / (2 if p["causal"] else 1)
+
+
+def varlen_block(p):
+    """The results' `varlen` block (src/io/results_json.cpp varlen_block)."""
+    tokens = sum(p["lengths"])
+    useful = varlen_useful_flops(p)
+    dense = 4.0 * p["B"] * p["H"] * p["T_q"] * p["T_k"] * p["D"] / (2 if p["causal"] else 1)
+    return {"total_tokens": tokens,
+            "padding_ratio": p["B"] * p["T_q"] / tokens if tokens else 1.0,
+            "useful_flops": useful,
+            "executed_flops": dense if p["packing"] == "padded" else useful}
+
+
+def time_samples(torch, step, m, flush):
+    """fa2bench's sampling loop (as run_case's): warm-up, then L2 flush, GPU spin and one event
+    pair per sample until the spread target, max_samples or max_time_s."""
+    for _ in range(int(m.get("warmup", 3))):
+        o = step(); del o
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    samples, t0 = [], time.time()
+    while len(samples) < int(m.get("max_samples", 100)):
+        if m.get("l2_flush", True):
+            flush.zero_()
+        torch.cuda._sleep(SPIN_CYCLES)
+        start.record(); o = step(); stop.record(); del o; stop.synchronize()
+        samples.append(start.elapsed_time(stop))
+        if len(samples) >= int(m.get("min_samples", 10)):
+            s = stats(samples)
+            if (s["p90"] - s["p10"]) / s["median"] <= float(m.get("target_rel_spread", 0.02)):
+                break
+            if time.time() - t0 >= float(m.get("max_time_s", 5)):
+                break
+    return stats(samples)
+
+
+def verify_sequences(torch, seqs, outs, causal, max_rows):
+    """Rows of the first and last non-empty sequences against float64; seqs[i] = (q, k, v) of
+    sequence i as [heads, L, D], outs[i] its output [H, L, D]."""
+    picked = sorted({i for i in (0, len(seqs) - 1)})
+    max_abs, sum_abs, n, d2, r2 = 0.0, 0.0, 0, 0.0, 0.0
+    for i in picked:
+        q, k, v = seqs[i]
+        H, L, D = q.shape
+        group = H // k.shape[0]
+        idx = torch.linspace(0, L - 1, max(1, min(L, max_rows // len(picked))),
+                             device="cuda").round().long().unique()
+        for h in (0, H - 1):
+            qd = q[h, idx].double(); kd = k[h // group].double(); vd = v[h // group].double()
+            s = qd @ kd.T / math.sqrt(D)
+            if causal:
+                j = torch.arange(L, device="cuda")[None, :]
+                s = s.masked_fill(j > idx[:, None], float("-inf"))
+            ref = torch.softmax(s, dim=-1) @ vd
+            e = (outs[i][h, idx].double() - ref).abs()
+            max_abs = max(max_abs, e.max().item()); sum_abs += e.sum().item(); n += e.numel()
+            d2 += (e ** 2).sum().item(); r2 += (ref ** 2).sum().item()
+    nonfinite = int(sum((~torch.isfinite(o)).sum().item() for o in outs))
+    return {"checked": True, "max_abs_err": max_abs, "mean_abs_err": sum_abs / n,
+            "rel_l2_err": math.sqrt(d2 / r2) if r2 > 0 else math.sqrt(d2),
+            "nonfinite": nonfinite, "rows_checked": n // seqs[0][0].shape[-1]}
+
+
+def run_varlen_case(torch, F, sdpa_kernel, SDPBackend, backend, p, m, flush):
+    """A variable-length batch (params.lengths): packed as a jagged nested tensor, padded with
+    an explicit key-padding mask. Forward only."""
+    if p.get("mode", "fwd") != "fwd":
+        return {"status": "unsupported",
+                "reason": "variable-length batches run forward only (as fa2bench's)"}
+    dt = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[p["dtype"]]
+    H, Hkv, D, causal = p["H"], p["H_kv"], p["D"], p["causal"]
+    lengths = [n for n in p["lengths"] if n > 0]  # an empty sequence has no tokens to attend
+    gen = torch.Generator(device="cuda").manual_seed(int(m.get("seed", 42)))
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats()
+    base = torch.cuda.memory_allocated()
+    seqs = [tuple(torch.randn(heads, n, D, device="cuda", dtype=dt, generator=gen)
+                  for heads in (H, Hkv, Hkv)) for n in lengths]
+    kw = {"enable_gqa": True} if Hkv != H else {}
+    backend_enum = getattr(SDPBackend, SDPA_NAMES[backend])
+    if p["packing"] == "packed":
+        # [B, j, heads, D] jagged, transposed to SDPA's [B, heads, j, D].
+        nested = [torch.nested.nested_tensor([s[t].transpose(0, 1) for s in seqs],
+                                             layout=torch.jagged).transpose(1, 2)
+                  for t in range(3)]
+        call = lambda: F.scaled_dot_product_attention(*nested, is_causal=causal, **kw)
+        split = lambda out: [o.transpose(0, 1) for o in out.transpose(1, 2).unbind()]
+    else:
+        B, T = p["B"], p["T_q"]
+        dense = [torch.zeros(B, heads, T, D, device="cuda", dtype=dt) for heads in (H, Hkv, Hkv)]
+        real = [b for b, n in enumerate(p["lengths"]) if n > 0]
+        for b, s in zip(real, seqs):
+            for t in range(3):
+                dense[t][b, :, :s[t].shape[1]] = s[t]
+        j = torch.arange(T, device="cuda")
+        keep = j[None, :] < torch.tensor(p["lengths"], device="cuda")[:, None]  # [B, T] keys
+        mask = keep[:, None, None, :].expand(B, 1, T, T)
+        if causal:
+            mask = mask & (j[None, :] <= j[:, None])[None, None]
+        call = lambda: F.scaled_dot_product_attention(*dense, attn_mask=mask, **kw)
+        split = lambda out: [out[b, :, :n] for b, n in zip(real, lengths)]
+    io = torch.cuda.memory_allocated() - base
+
+    def step():
+        with sdpa_kernel([backend_enum]):
+            return call()
+
+    result = {"status": "ok", "reason": ""}
+    try:
+        with torch.inference_mode():
+            start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record(); out = step(); stop.record(); torch.cuda.synchronize()
+            first = start.elapsed_time(stop)
+            peak = torch.cuda.max_memory_allocated() - base
+            acc = verify_sequences(torch, seqs, split(out), causal, int(m.get("verify_rows", 256)))
+            del out
+            s = time_samples(torch, step, m, flush)
+        s["first"] = first
+        result.update(time_ms=s, peak=peak, io=io, accuracy=acc)
+    except torch.cuda.OutOfMemoryError as e:
+        result.update(status="oom", reason=str(e).split("\n")[0])
+    except (RuntimeError, TypeError, NotImplementedError, ValueError) as e:
+        result.update(status="unsupported", reason=str(e).split("\n")[0][:300])
+    del seqs
+    torch.cuda.empty_cache()
+    return result
 
 
 def run_case(torch, F, sdpa_kernel, SDPBackend, backend, p, m, flush, with_lse=False):
@@ -294,7 +437,10 @@ def case_record(c, backend, r, with_lse):
     result `r`."""
     p, m = c["params"], c["measure"]
     name = f"torch-{backend}"
-    flops = 4.0 * p["B"] * p["H"] * p["T_q"] * p["T_k"] * p["D"] / (2 if p["causal"] else 1)
+    if "lengths" in p:  # useful FLOPs, as fa2bench counts a variable-length batch's
+        flops = varlen_useful_flops(p)
+    else:
+        flops = 4.0 * p["B"] * p["H"] * p["T_q"] * p["T_k"] * p["D"] / (2 if p["causal"] else 1)
     flops *= MODE_FLOPS[p.get("mode", "fwd")]
     case = {"id": f"{name}/{c['shape_key']}", "sweep": c["sweep"], "backend": name, "role": name,
             "params": p, "measure": m, "target": "cuda", "status": r["status"],
@@ -305,6 +451,8 @@ def case_record(c, backend, r, with_lse):
                        "workspace_bytes": max(0, r.get("peak", 0) - r.get("io", 0) * 2),
                        "predicted_bytes": 0, "requested_bytes": 0},
             "accuracy": r.get("accuracy", {"checked": False, "nonfinite": 0, "rows_checked": 0})}
+    if "lengths" in p:
+        case["varlen"] = varlen_block(p)
     if r["status"] == "ok":
         case["tflops"] = flops / (r["time_ms"]["median"] * 1e-3) / 1e12
         case["gbps"] = min_traffic_bytes(p) / (r["time_ms"]["median"] * 1e-3) / 1e9
@@ -380,6 +528,8 @@ def main():
                 # no flash one), so a windowed case is recorded as such rather than run wrong.
                 r = {"status": "unsupported",
                      "reason": "sliding window: torch SDPA takes none (this script runs no masks)"}
+            elif "lengths" in p:
+                r = run_varlen_case(torch, F, sdpa_kernel, SDPBackend, b, p, m, flush)
             else:
                 r = run_case(torch, F, sdpa_kernel, SDPBackend, b, p, m, flush, args.with_lse)
             case = case_record(c, b, r, args.with_lse)

@@ -13,6 +13,18 @@
 // leaving a side unbounded; causal is the window [-1, 0] and both together intersect. The
 // rule in code: common/attn_mask.h. A row with no visible key (possible when T_q > T_k)
 // outputs zeros and LSE = -inf.
+//
+// A variable-length batch (self-attention lengths, one per sequence; common/varlen.h) sets one
+// of two int32 arrays, both null for a dense batch:
+//   packed  cu_seqlens_q / cu_seqlens_k: B + 1 token offsets. Sequence b's query row t is row
+//           cu_seqlens_q[b] + t of Q and O, its key j row cu_seqlens_k[b] + j of K and V (the
+//           batch strides are unused); LSE is [H, total_q] (flash-attention's varlen layout).
+//           T_q and T_k are the longest sequence's length.
+//   padded  seqused: B real lengths. Every sequence keeps its batch stride in tensors of T_q =
+//           T_k = the longest; keys past a sequence's length are masked, and its rows past the
+//           length are padding (any finite output; not compared).
+// Each sequence is masked as a T_q = T_k = length attention of its own (its causal diagonal
+// and window bottom-right aligned at its own end).
 #pragma once
 
 #include <cstdint>
@@ -39,6 +51,9 @@ struct AttnParams {
   bool causal = false;
   int window_left = -1, window_right = -1;  // -1: unbounded on that side
   KernelDType dtype = KernelDType::fp16;
+  const int* cu_seqlens_q = nullptr;  // packed variable-length batch: B + 1 offsets
+  const int* cu_seqlens_k = nullptr;
+  const int* seqused = nullptr;  // padded variable-length batch: B lengths
 };
 
 // The backward of one attention call (training). `fwd` holds the forward's tensors, all read

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/layout_support.h"
+#include "common/varlen.h"
 #include "fa2/fa2_fwd.h"
 #include "fa2/fa2_fwd_launch.h"
 #include "fa2/fa2_grid_class.h"
@@ -154,7 +155,8 @@ bool fa2_fwd_supported(const AttnParams& p, std::string* why) {
 
 Fa2SplitKv fa2_fwd_decode_plan(const AttnParams& p) {
   Fa2SplitKv plan;
-  if (!fa2_head_dim_supported(p.D)) return plan;
+  // A variable-length batch runs the plain forward (split-KV and GQA packing take dense ones).
+  if (!fa2_head_dim_supported(p.D) || attn_varlen(p)) return plan;
   const bool tile_fits =
       choose_fwd_tile(p.D, attn_masked(p), true, fa2_smem_limit()) == Fa2FwdTile::kSmallGrid;
   const char* pack_env = std::getenv("FA2BENCH_FA2_GQA_PACK");
@@ -172,6 +174,7 @@ std::int64_t fa2_fwd_split_workspace_bytes(const AttnParams& p, int n_splits) {
 
 cudaError_t fa2_fwd(const AttnParams& p, const Fa2SplitKv& split, cudaStream_t stream) {
   if (split.n_splits <= 1 && !split.pack_gqa) return fa2_fwd(p, stream);
+  if (attn_varlen(p)) return cudaErrorInvalidValue;  // fa2_fwd_decode_plan never plans one
   std::string why;
   // The decode kernels have no padded head dims (fa2_fwd_decode_plan plans none for them).
   if (!fa2_fwd_supported(p, &why) || !fa2_head_dim_supported(p.D)) return cudaErrorInvalidValue;

@@ -37,6 +37,15 @@
 // by the launcher), row r being query row r % T_q of query head h_kv * G + r / T_q, so every
 // K/V tile is read once per group instead of once per query head. Only the addressing of Q and
 // O and the mask's row index change; the LSE and the split workspace stay linear in r.
+//
+// Variable-length batches (AttnParams::cu_seqlens_q / seqused, common/varlen.h) take no
+// template flag of their own: they run the kMasked instantiations (a non-causal one masks the
+// sequence's key tail only), where each CTA reads its sequence's lengths once at the start (one
+// branch), the grid covering the longest. Its key axis is the sequence's (t_k, diag of a seq_q x
+// seq_k attention), so the key loop and the masks run exactly as for a dense batch's T_k tail. A
+// packed sequence starts at row cu_seqlens_q[b] (cu_seqlens_k[b]) of tensors whose batch strides
+// are 0, and a CTA past its last row exits; a padded batch's padding rows are computed against the
+// sequence's keys (finite, never compared). Split-KV and GQA packing refuse varlen (the launcher).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -50,6 +59,7 @@
 #include "common/cp_async.cuh"
 #include "common/mma.cuh"
 #include "common/smem_swizzle.cuh"
+#include "common/varlen.h"
 #include "fa2/fa2_fwd_gemm.cuh"
 #include "fa2/fa2_fwd_mask.cuh"
 #include "fa2/fa2_fwd_softmax.cuh"
@@ -59,6 +69,20 @@
 
 namespace fa2b {
 namespace fa2 {
+
+// A varlen array element read where it is used: the compiler cannot reuse the value loaded at
+// the CTA's start, which it would hold in a register across the key loop (the 255-register
+// tiles spill for one more).
+__device__ __forceinline__ int load_unhoisted(const int* ptr) {
+  return *static_cast<const volatile int*>(ptr);
+}
+
+// stored_rows_q (common/varlen.h) again after the key loop, without holding it across it.
+__device__ __forceinline__ int rows_end_unhoisted(const AttnParams& p, int b) {
+  return p.cu_seqlens_q != nullptr
+             ? load_unhoisted(p.cu_seqlens_q + b + 1) - load_unhoisted(p.cu_seqlens_q + b)
+             : p.T_q;
+}
 
 template <typename Traits, typename T, bool kMasked, bool kSplit = false, bool kPacked = false,
           bool kPadD = false>
@@ -130,24 +154,41 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
   // Rows of the (batch, head) or (batch, KV group) the tile's rows index into.
   auto rows = [&]() -> int {
     if constexpr (kPacked) return (p.H / p.H_kv) * p.T_q;
-    return p.T_q;
+    return p.T_q;  // the dense rows; a varlen CTA's own are row_end, rows_stored
   };
 
   const T* q = static_cast<const T*>(p.q) + b * p.q_batch_stride + h_q * p.q_head_stride;
   const T* k = static_cast<const T*>(p.k) + b * p.k_batch_stride + h_kv * p.k_head_stride;
   const T* v = static_cast<const T*>(p.v) + b * p.v_batch_stride + h_kv * p.v_head_stride;
   T* o = static_cast<T*>(p.o) + b * p.o_batch_stride + h_q * p.o_head_stride;
+  // The sequence's lengths and the rows it stores: T_q, T_k and T_q for a dense batch. Only the
+  // masked instantiations read a variable-length batch's (the launcher sends every varlen batch
+  // to them): they hold t_k and diag in registers anyway, where the unmasked ones keep T_k in
+  // the constant bank, and one register more spills their 255-register tiles.
+  int seq_q = p.T_q, seq_k = p.T_k, row_end = p.T_q;
+  if constexpr (kMasked) {
+    seq_q = sequence_length_q(p, b);
+    seq_k = sequence_length_k(p, b);
+    row_end = stored_rows_q(p, b);
+    if (m0 >= row_end) return;  // the whole CTA: a packed sequence shorter than the longest
+    if (p.cu_seqlens_q != nullptr) {
+      q += static_cast<std::int64_t>(p.cu_seqlens_q[b]) * p.q_row_stride;
+      o += static_cast<std::int64_t>(p.cu_seqlens_q[b]) * p.o_row_stride;
+      k += static_cast<std::int64_t>(p.cu_seqlens_k[b]) * p.k_row_stride;
+      v += static_cast<std::int64_t>(p.cu_seqlens_k[b]) * p.v_row_stride;
+    }
+  }
 
   // Bottom-right alignment: row i sees keys i + diag - left .. i + diag + right (mask_reach:
   // causal is right = 0; an unbounded side reaches past every key). Key columns below are
   // counted from key0, the first column of the first tile a row of this CTA sees (0 without a
   // window): k and v point at key0, t_k = T_k - key0 and diag is relative to key0 too.
-  int diag = p.T_k - p.T_q;
-  int t_k = p.T_k;
-  int n_blocks = (p.T_k + kBN - 1) / kBN;
+  int diag = seq_k - seq_q;
+  int t_k = seq_k;
+  int n_blocks = (seq_k + kBN - 1) / kBN;
   if (kMasked) {
     const MaskReach reach = mask_reach(p);
-    const int last_visible = min(m0 + kBM, p.T_q) - 1 + diag + reach.right;
+    const int last_visible = min(m0 + kBM, row_end) - 1 + diag + reach.right;
     n_blocks = last_visible < 0 ? 0 : min(n_blocks, last_visible / kBN + 1);
     const int first_visible = m0 + diag - reach.left;
     const int key0 = first_visible > 0 ? first_visible / kBN * kBN : 0;
@@ -205,7 +246,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
     if constexpr (kPacked) {
       load_packed_rows<Traits, kBM>(sQ, q, p.q_head_stride, p.q_row_stride, p.T_q, rows(), tid);
     } else {
-      load_tile<Traits, kBM, T, kPadD>(sQ, q, p.q_row_stride, m0, p.T_q, tid, live_chunks);
+      load_tile<Traits, kBM, T, kPadD>(sQ, q, p.q_row_stride, m0, row_end, tid, live_chunks);
     }
     cp_async_commit();
     int n = n_blocks - 1;
@@ -273,6 +314,9 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
     }
   }
 
+  // The rows this CTA stores, read again here rather than held across the key loop.
+  const int rows_stored = kPacked ? rows() : kMasked ? rows_end_unhoisted(p, b) : p.T_q;
+
   // Epilogue: normalise, stage this warp's rows in its own slice of sQ (only this warp ever
   // reads that slice), then store 16-byte chunks so the global writes are coalesced.
   float lse_val[kMT][2];
@@ -303,7 +347,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         const int row = m0 + warp_row0 + mi * 16 + g + 8 * r;
-        if (row < rows()) {
+        if (row < rows_stored) {
           float* o_row = split.o_partial + (row_base + row) * kD;
 #pragma unroll
           for (int j = 0; j < kDT; ++j) {
@@ -340,24 +384,29 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
     const int c = idx % kChunks;
     if (kPadD && c >= live_chunks) continue;
     if constexpr (kPacked) {
-      if (row < rows()) {
+      if (row < rows_stored) {
         *reinterpret_cast<uint4*>(o + static_cast<std::int64_t>(row / p.T_q) * p.o_head_stride +
                                   static_cast<std::int64_t>(row % p.T_q) * p.o_row_stride + c * 8) =
             *reinterpret_cast<const uint4*>(sQ + Sw::offset(row, c * 8));
       }
-    } else if (m0 + row < p.T_q) {
+    } else if (m0 + row < rows_stored) {
       *reinterpret_cast<uint4*>(o + static_cast<std::int64_t>(m0 + row) * p.o_row_stride + c * 8) =
           *reinterpret_cast<const uint4*>(sQ + Sw::offset(row, c * 8));
     }
   }
   if (p.lse != nullptr && t == 0) {
-    float* lse = p.lse + (static_cast<std::int64_t>(b) * p.H + h_q) * p.T_q;
+    // A packed batch's LSE is [H, total_q] (flash-attention's varlen layout).
+    float* lse =
+        p.lse + (kMasked && p.cu_seqlens_q != nullptr
+                     ? static_cast<std::int64_t>(h_q) * load_unhoisted(p.cu_seqlens_q + p.B) +
+                           load_unhoisted(p.cu_seqlens_q + b)
+                     : (static_cast<std::int64_t>(b) * p.H + h_q) * p.T_q);
 #pragma unroll
     for (int mi = 0; mi < kMT; ++mi) {
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         const int row = m0 + warp_row0 + mi * 16 + g + 8 * r;
-        if (row < rows()) lse[row] = lse_val[mi][r];
+        if (row < rows_stored) lse[row] = lse_val[mi][r];
       }
     }
   }

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "common/attn_mask.h"
+#include "common/varlen.h"
 #include "fa2/fa2_fwd_kernel.cuh"
 #include "fa2/fa2_fwd_launch.h"
 #include "fa2/fa2_tile_choice.h"
@@ -85,7 +86,8 @@ cudaError_t run_fa2_fwd(const AttnParams& p, cudaStream_t stream) {
   const bool small = fa2_small_grid(p);
   // The grid class's tile, or the other class's where the device's shared memory per block is
   // too small for it (fa2_tile_choice.h); a tile that fits nowhere is never launched.
-  const bool masked = attn_masked(p);
+  // A variable-length batch runs the masked instantiation (fa2_fwd_kernel.cuh says why).
+  const bool masked = attn_masked(p) || attn_varlen(p);
   const std::optional<Fa2FwdTile> tile = choose_fwd_tile(kHeadDim, masked, small, fa2_smem_limit());
   if (!tile) return cudaErrorInvalidConfiguration;
   // Causal and windowed launches share the masked instantiation and its CTA orders (under a
@@ -113,7 +115,7 @@ cudaError_t run_fa2_fwd(const AttnParams& p, cudaStream_t stream) {
 // the small-grid launches above, or head-major on large grids.
 template <typename T, int kHeadDim>
 cudaError_t run_fa2_fwd_padded(const AttnParams& p, cudaStream_t stream) {
-  const bool masked = attn_masked(p);
+  const bool masked = attn_masked(p) || attn_varlen(p);  // as run_fa2_fwd
   if (p.D >= kHeadDim ||
       choose_fwd_tile(kHeadDim, masked, true, fa2_smem_limit()) != Fa2FwdTile::kSmallGrid) {
     return cudaErrorInvalidConfiguration;

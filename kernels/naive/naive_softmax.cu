@@ -32,7 +32,12 @@ __global__ void __launch_bounds__(kWarps * 32) softmax_kernel(AttnParams p, cons
     const int i = static_cast<int>(row % p.T_q);
     // Keys [key_first, n_valid) are visible; empty (n_valid <= key_first) for a row that sees none.
     const int key_first = first_key(p, i);
-    const int n_valid = last_key(p, i) + 1;
+    // A padded variable-length batch masks the keys past the sequence's length (its rows are
+    // self-attention ones, so the mask's diagonal is the sequence's too).
+    const int last = last_key(p, i) + 1;
+    const int n_valid = p.seqused != nullptr
+                            ? min(last, p.seqused[row / (static_cast<std::int64_t>(p.H) * p.T_q)])
+                            : last;
     const int key_first8 = key_first / kPerLane * kPerLane;
     const int n_end = round_up8(pv_key_end(p, i / kTileM));
     const float* s = S + row * ldS;

@@ -47,11 +47,15 @@ __device__ __forceinline__ float group_reduce(float v, float* red) {
 }
 
 // Keys [0, n) that query row i sees (bottom-right causal alignment); n <= 0 when none.
+// A padded variable-length batch also masks the keys past the sequence's length (its rows are
+// self-attention ones, so the causal diagonal is the sequence's too).
 __device__ __forceinline__ int visible_keys(const AttnParams& p, std::int64_t row) {
-  if (!p.causal) return p.T_k;
+  const int t_k =
+      p.seqused != nullptr ? p.seqused[row / (static_cast<std::int64_t>(p.H) * p.T_q)] : p.T_k;
+  if (!p.causal) return t_k;
   const int i = static_cast<int>(row % p.T_q);
   const int n = i + (p.T_k - p.T_q) + 1;
-  return n < p.T_k ? n : p.T_k;
+  return n < t_k ? n : t_k;
 }
 
 // GROUP threads per row (32: 8 rows per 256-thread block; else one row per block of GROUP),

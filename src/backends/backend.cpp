@@ -23,6 +23,24 @@ Support catalog_mode_support(const Case& c, std::string_view backend) {
   return forward_only(c, backend);
 }
 
+Support catalog_varlen_support(const Case& c, std::string_view backend) {
+  if (!c.varlen()) return Support::yes();
+  if (runs_backward(c.mode)) {
+    return Support::no(fmt::format(
+        "variable-length batches run forward only: {} has no variable-length backward (mode {})",
+        backend, to_string(c.mode)));
+  }
+  const BackendEntry* e = find_backend_entry(backend);
+  if (e && supports_packing(*e, c.packing)) return Support::yes();
+  std::string why =
+      fmt::format("{} does not run {} variable-length batches", backend, to_string(c.packing));
+  if (e && !e->packings.empty()) {  // e.g. naive: padded with a key-padding mask only
+    why += fmt::format(", only {} ones", to_string(e->packings.front()));
+  }
+  if (e && !e->varlen_note.empty()) why += ": " + e->varlen_note;
+  return Support::no(why);
+}
+
 Support no_window_support(const Case& c, std::string_view backend, std::string_view why) {
   if (!c.window.bounded()) return Support::yes();
   return Support::no(fmt::format("{} has no sliding window (window {} asked): {}", backend,

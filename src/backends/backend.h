@@ -74,6 +74,11 @@ Support forward_only(const Case& c, std::string_view backend);
 // else what forward_only() says.
 Support catalog_mode_support(const Case& c, std::string_view backend);
 
+// Whether the backend's catalog entry runs the case's variable-length batch: yes for a dense
+// case; for a varlen one no in a training mode (variable-length backward is not built) and for
+// a packing its entry does not list. The runner asks this before supports().
+Support catalog_varlen_support(const Case& c, std::string_view backend);
+
 // supports() of a backend that masks causally but has no sliding window: yes for a case without
 // one, else "<backend> has no sliding window (window [16, 16] asked): <why>".
 Support no_window_support(const Case& c, std::string_view backend, std::string_view why);

@@ -6,6 +6,8 @@
 // once at the end. Extra memory is per-thread
 // tile scratch only, so it does not grow with T. Training modes: the forward saves nothing
 // beyond O and LSE; the backward (cpu_flash_bwd.cpp) adds the float32 row sums D_i, O(T).
+// A variable-length batch runs sequence by sequence, each as a dense attention of its own length
+// (common/varlen.h's view); a padded batch's padding rows are written as zeros.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -14,6 +16,8 @@
 #include "backends/cpu_backends.h"
 #include "backends/cpu_backward.h"
 #include "backends/cpu_common.h"
+#include "backends/cpu_varlen.h"
+#include "common/varlen.h"
 
 namespace fa2b {
 namespace {
@@ -58,23 +62,24 @@ class CpuFlashBackend final : public Backend {
                         static_cast<std::size_t>(p.T_q);
       di_ = TrackedBuffer(tracker, rows * sizeof(float), "cpu-flash backward row sums D_i");
     }
+    varlen_.prepare(c, tracker);
     scratch_ = std::move(scratch);
   }
 
-  void run(const AttnParams& p, void*) override {
-    if (scratch_.get() == nullptr || p.D != D_) {
+  void run(const AttnParams& batch, void*) override {
+    if (scratch_.get() == nullptr || batch.D != D_) {
       throw std::logic_error("cpu-flash: run() without a matching prepare()");
     }
-    const std::int64_t q_tiles = (p.T_q + kBr - 1) / kBr;
-    const std::int64_t heads = static_cast<std::int64_t>(p.B) * p.H;
-    // Tile-major order with the last query tile first: under causal masking later tiles see
-    // more keys, so the most expensive items start first and the dynamic schedule balances.
-    cpu::parallel_for(threads_, q_tiles * heads, [&](int t, std::int64_t item) {
-      const std::int64_t tile = q_tiles - 1 - item / heads;
-      const std::int64_t bh = item % heads;
-      run_tile(p, static_cast<int>(bh / p.H), static_cast<int>(bh % p.H), tile * kBr,
-               scratch_.as<float>() + t * per_thread_);
-    });
+    const AttnParams p = varlen_.apply(batch);
+    if (!attn_varlen(p)) {
+      run_dense(p, p.lse, p.T_q);
+      return;
+    }
+    for (int b = 0; b < p.B; ++b) {
+      if (p.seqused != nullptr) cpu::write_padding_rows(p, b);
+      const SequenceView s = sequence_view(p, b);
+      if (s.p.T_q > 0) run_dense(s.p, s.lse, s.lse_head_stride);
+    }
   }
 
   void run_backward(const AttnBwdParams& p, void*) override {
@@ -87,18 +92,38 @@ class CpuFlashBackend final : public Backend {
   void release() override {
     scratch_.reset();
     di_.reset();
+    varlen_.reset();
   }
 
  private:
-  static void run_tile(const AttnParams& p, int b, int h, std::int64_t i0, float* scratch);
+  // Every (batch, head, query tile) of a dense batch; row i of (b, h) writes its LSE to
+  // lse[(b * H + h) * lse_head_stride + i] (a view's LSE is laid out by its batch).
+  void run_dense(const AttnParams& p, float* lse, std::int64_t lse_head_stride) {
+    const std::int64_t q_tiles = (p.T_q + kBr - 1) / kBr;
+    const std::int64_t heads = static_cast<std::int64_t>(p.B) * p.H;
+    // Tile-major order with the last query tile first: under causal masking later tiles see
+    // more keys, so the most expensive items start first and the dynamic schedule balances.
+    cpu::parallel_for(threads_, q_tiles * heads, [&](int t, std::int64_t item) {
+      const std::int64_t tile = q_tiles - 1 - item / heads;
+      const std::int64_t bh = item % heads;
+      run_tile(p, static_cast<int>(bh / p.H), static_cast<int>(bh % p.H), tile * kBr,
+               lse == nullptr ? nullptr : lse + bh * lse_head_stride,
+               scratch_.as<float>() + t * per_thread_);
+    });
+  }
+  // `lse`: the LSE of (b, h)'s rows, row i at lse[i]; null when not written.
+  static void run_tile(const AttnParams& p, int b, int h, std::int64_t i0, float* lse,
+                       float* scratch);
 
   int threads_ = 1;
   int D_ = 0;
   std::int64_t per_thread_ = 0;  // floats of one thread's scratch
   TrackedBuffer scratch_, di_;
+  cpu::VarlenArrays varlen_;
 };
 
-void CpuFlashBackend::run_tile(const AttnParams& p, int b, int h, std::int64_t i0, float* scratch) {
+void CpuFlashBackend::run_tile(const AttnParams& p, int b, int h, std::int64_t i0, float* lse_row,
+                               float* scratch) {
   const int D = p.D;
   const int rows = static_cast<int>(std::min<std::int64_t>(kBr, p.T_q - i0));
   const int hk = cpu::kv_head(p, h);
@@ -174,7 +199,7 @@ void CpuFlashBackend::run_tile(const AttnParams& p, int b, int h, std::int64_t i
       std::fill(ar, ar + D, 0.0f);
     }
     cpu::store_row(p.o, cpu::o_offset(p, b, h, i0 + r), D, p.dtype, ar);
-    if (p.lse != nullptr) p.lse[(static_cast<std::int64_t>(b) * p.H + h) * p.T_q + i0 + r] = lse;
+    if (lse_row != nullptr) lse_row[i0 + r] = lse;
   }
 }
 

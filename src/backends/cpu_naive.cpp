@@ -9,6 +9,9 @@
 // float32 are small and untracked, like a GPU kernel's shared memory.
 // Training modes: P is what the forward saves; the backward (cpu_naive_bwd.cpp) reuses S's
 // buffer for dP and dS and adds the float32 row sums D_i, also from the tracker.
+// A variable-length batch runs the three phases sequence by sequence, each a dense attention of
+// its own length (common/varlen.h's view) in the front of S and P, which are sized for the
+// padded batch; a padded batch's padding rows are written as zeros.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -18,6 +21,8 @@
 #include "backends/cpu_backends.h"
 #include "backends/cpu_backward.h"
 #include "backends/cpu_common.h"
+#include "backends/cpu_varlen.h"
+#include "common/varlen.h"
 
 namespace fa2b {
 namespace {
@@ -44,6 +49,7 @@ class CpuNaiveBackend final : public Backend {
                         static_cast<std::size_t>(p.T_q);
       di_ = TrackedBuffer(tracker, rows * sizeof(float), "cpu-naive backward row sums D_i");
     }
+    varlen_.prepare(c, tracker);
     s_ = std::move(s);
     p_ = std::move(pm);
     count_ = count;
@@ -65,28 +71,44 @@ class CpuNaiveBackend final : public Backend {
     s_.reset();
     p_.reset();
     di_.reset();
+    varlen_.reset();
     count_ = 0;
   }
 
  private:
+  // The three phases on a dense batch; row i of (b, h) writes its LSE to
+  // lse[(b * H + h) * lse_head_stride + i].
+  void run_dense(const AttnParams& p, float* lse, std::int64_t lse_head_stride, int threads) {
+    compute_scores(p, threads);
+    softmax(p, lse, lse_head_stride, threads);
+    compute_output(p, threads);
+  }
   void compute_scores(const AttnParams& p, int threads);
-  void softmax(const AttnParams& p, int threads);
+  void softmax(const AttnParams& p, float* lse, std::int64_t lse_head_stride, int threads);
   void compute_output(const AttnParams& p, int threads);
 
   TrackedBuffer s_, p_, di_;
+  cpu::VarlenArrays varlen_;
   std::size_t count_ = 0;
 };
 
-void CpuNaiveBackend::run(const AttnParams& p, void*) {
-  const auto count = static_cast<std::size_t>(p.B) * static_cast<std::size_t>(p.H) *
-                     static_cast<std::size_t>(p.T_q) * static_cast<std::size_t>(p.T_k);
+void CpuNaiveBackend::run(const AttnParams& batch, void*) {
+  const auto count = static_cast<std::size_t>(batch.B) * static_cast<std::size_t>(batch.H) *
+                     static_cast<std::size_t>(batch.T_q) * static_cast<std::size_t>(batch.T_k);
   if (s_.get() == nullptr || count != count_) {
     throw std::logic_error("cpu-naive: run() without a matching prepare()");
   }
   const int threads = cpu::thread_count();
-  compute_scores(p, threads);
-  softmax(p, threads);
-  compute_output(p, threads);
+  const AttnParams p = varlen_.apply(batch);
+  if (!attn_varlen(p)) {
+    run_dense(p, p.lse, p.T_q, threads);
+    return;
+  }
+  for (int b = 0; b < p.B; ++b) {
+    if (p.seqused != nullptr) cpu::write_padding_rows(p, b);
+    const SequenceView s = sequence_view(p, b);
+    if (s.p.T_q > 0) run_dense(s.p, s.lse, s.lse_head_stride, threads);
+  }
 }
 
 // Phase 1: one item per (b, h, block of kRows query rows), sweeping all keys.
@@ -121,7 +143,8 @@ void CpuNaiveBackend::compute_scores(const AttnParams& p, int threads) {
 }
 
 // Phase 2: one item per block of kRows rows of the flattened [B*H*T_q, T_k] matrix.
-void CpuNaiveBackend::softmax(const AttnParams& p, int threads) {
+void CpuNaiveBackend::softmax(const AttnParams& p, float* lse_out, std::int64_t lse_head_stride,
+                              int threads) {
   const std::int64_t total_rows = static_cast<std::int64_t>(p.B) * p.H * p.T_q;
   const float* S = s_.as<float>();
   std::vector<std::vector<float>> scratch(static_cast<std::size_t>(threads));
@@ -152,7 +175,7 @@ void CpuNaiveBackend::softmax(const AttnParams& p, int threads) {
         lse = m + std::log(l);
       }  // else: a row that sees no key keeps P = 0 (so O = 0) and LSE = -inf
       cpu::store_row(p_.get(), row * p.T_k, p.T_k, p.dtype, e.data());
-      if (p.lse != nullptr) p.lse[row] = lse;
+      if (lse_out != nullptr) lse_out[row / p.T_q * lse_head_stride + row % p.T_q] = lse;
     }
   });
 }

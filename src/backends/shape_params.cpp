@@ -3,18 +3,25 @@
 
 #include <cmath>
 
+#include "core/seq_lengths.h"
+
 namespace fa2b {
 
 AttnParams shape_params(const Case& c) {
   AttnParams p;
-  const Strides q = tensor_strides(c.layout, c.H, c.T_q, c.D);
-  const Strides kv = tensor_strides(c.layout, c.H_kv, c.T_k, c.D);
+  // A packed batch's tensors are one batch of all its tokens (core/seq_lengths.h's TokenLayout),
+  // addressed through cu_seqlens: the batch strides are never used.
+  const Strides q = tensor_strides(c.layout, c.H, query_layout(c).rows, c.D);
+  const Strides kv = tensor_strides(c.layout, c.H_kv, key_layout(c).rows, c.D);
   p.q_batch_stride = p.o_batch_stride = q.b;
   p.q_head_stride = p.o_head_stride = q.h;
   p.q_row_stride = p.o_row_stride = q.t;
   p.k_batch_stride = p.v_batch_stride = kv.b;
   p.k_head_stride = p.v_head_stride = kv.h;
   p.k_row_stride = p.v_row_stride = kv.t;
+  if (c.varlen() && c.packing == Packing::packed) {
+    p.q_batch_stride = p.o_batch_stride = p.k_batch_stride = p.v_batch_stride = 0;
+  }
   p.B = static_cast<int>(c.B);
   p.H = static_cast<int>(c.H);
   p.H_kv = static_cast<int>(c.H_kv);

@@ -45,7 +45,8 @@ std::string no_match_detail(const Selector& s);
 
 // Role or backend name equals `name`.
 bool is_backend(const Case& c, const std::string& name);
-// Same B, H, H_kv, T_q, T_k, D, dtype, causal, window, layout, mode.
+// Same B, H, H_kv, T_q, T_k, D, dtype, causal, window, layout, mode, and for a variable-length
+// batch the same lengths and packing.
 bool same_shape(const Case& a, const Case& b);
 // The case of backend/role `backend` with the shape of `c`: one from c's sweep first, then
 // any; nullptr when there is none.

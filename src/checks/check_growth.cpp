@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `growth`: metric at axis == to over metric at axis == from, every other parameter equal.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <map>
 #include <optional>
@@ -38,7 +39,10 @@ std::string group_key(const Case& c, const std::string& axis) {
                      part("B", c.B), part("H", c.H), part("H_kv", c.H_kv), part("T_q", c.T_q),
                      part("T_k", c.T_k), part("D", c.D), to_string(c.dtype),
                      c.causal ? "causal" : "full", c.window.left, c.window.right,
-                     to_string(c.layout), to_string(c.mode));
+                     to_string(c.layout), to_string(c.mode)) +
+         // A variable-length batch's lengths (B and T follow from them) and packing.
+         (c.varlen() ? fmt::format(" L={}/{}", fmt::join(c.lengths, ","), to_string(c.packing))
+                     : std::string());
 }
 
 struct Group {

@@ -10,6 +10,7 @@
 #include "cli/model_commands.h"
 #include "cli/tables.h"
 #include "core/backend_catalog.h"
+#include "core/seq_lengths.h"
 #include "core/shape_algebra.h"
 #include "io/atomic_file.h"
 #include "io/json_input.h"
@@ -52,6 +53,24 @@ void write_cases_json(const Config& config, const std::string& path) {
                      {"measure", measure_json(c.measure)}});
   }
   write_text_file_atomic(path, nlohmann::json{{"config", config.path}, {"cases", cases}}.dump(1));
+}
+
+// Variable-length batches: their tokens, padding and FLOPs, useful (real tokens) against what a
+// padded batch executes. Nothing when every case is dense.
+void print_varlen_plan(const std::vector<Case>& cases) {
+  if (std::none_of(cases.begin(), cases.end(), [](const Case& c) { return c.varlen(); })) return;
+  fmt::print("\n{:<11} {:<48} {:>10} {:>8} {:>8} {:>12} {:>14}\n", "backend", "shape", "tokens",
+             "longest", "padding", "useful GFLOP", "executed GFLOP");
+  for (const Case& c : cases) {
+    if (!c.varlen()) continue;
+    fmt::print("{:<11} {:<48} {:>10} {:>8} {:>7.2f}x {:>12.1f} {:>14.1f}\n", c.backend,
+               c.shape_key(), total_tokens(c), c.T_q, padding_ratio(c), case_flops(c) / 1e9,
+               executed_flops(c) / 1e9);
+  }
+  fmt::print(
+      "Variable-length batches: GFLOP above and TFLOP/s in results count useful FLOPs (each\n"
+      "sequence at its own length); padding = B * longest / tokens; executed = what the kernels\n"
+      "compute (a padded batch: the B x longest shape, padding included; packed: useful).\n");
 }
 
 int run_plan(const PlanArgs& a) {
@@ -102,6 +121,7 @@ int run_plan(const PlanArgs& a) {
                human_bytes(static_cast<double>(m.predicted_bytes)),
                m.predicted_bytes <= memory ? "yes" : "NO");
   }
+  print_varlen_plan(config->cases);
   // The memory model of each backend is its catalog entry's (core/backend_catalog.cpp).
   const std::string materialising = catalog_names_prose(materialises_scores);
   fmt::print(

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "config/config_internal.h"
+#include "core/seq_lengths.h"
 
 namespace fa2b::config_detail {
 namespace {
@@ -10,9 +11,9 @@ constexpr std::int64_t kMaxVariant = 1 << 16;
 }  // namespace
 
 const std::vector<std::string>& grid_axis_names() {
-  static const std::vector<std::string> names = {"B",      "H",    "H_kv",   "T",      "T_q",
-                                                 "T_k",    "D",    "dtype",  "causal", "window",
-                                                 "layout", "mode", "variant"};
+  static const std::vector<std::string> names = {
+      "B",     "H",      "H_kv",   "T",      "T_q",     "T_k",  "lengths", "D",
+      "dtype", "causal", "window", "layout", "packing", "mode", "variant"};
   return names;
 }
 
@@ -43,6 +44,9 @@ json case_axis_value(const Case& c, std::string_view axis) {
   if (axis == "dtype") return std::string(to_string(c.dtype));
   if (axis == "causal") return c.causal;
   if (axis == "window") return json::array({c.window.left, c.window.right});
+  // A variable-length batch's lengths by their id tag ("uniform512-8192s1"); null when dense.
+  if (axis == "lengths") return c.varlen() ? json(lengths_tag(c)) : json();
+  if (axis == "packing") return c.varlen() ? json(std::string(to_string(c.packing))) : json();
   if (axis == "layout") return std::string(to_string(c.layout));
   if (axis == "mode") return std::string(to_string(c.mode));
   if (axis == "variant") return c.variant;
@@ -104,7 +108,9 @@ std::optional<json> check_window(const json& v, const std::string& pointer, Erro
 
 bool is_value_list(std::string_view axis, const json& v) {
   if (!v.is_array()) return false;
-  // A window is itself a list: [16, 16] is one window, [[16, 16], [0, 0]] two.
+  // A window is itself a list: [16, 16] is one window, [[16, 16], [0, 0]] two; one batch's
+  // lengths too: [17, 1, 4097] is one batch, [[17, 1], {"dist": ...}] two.
+  if (axis == "lengths") return v.empty() || v[0].is_array() || v[0].is_object();
   return axis != "window" || v.empty() || v[0].is_array();
 }
 
@@ -131,6 +137,8 @@ std::optional<json> check_axis_scalar(std::string_view axis, const json& v,
     return json(*i);
   }
   if (axis == "window") return check_window(v, pointer, errors);
+  if (axis == "lengths") return check_lengths(v, pointer, errors);
+  if (axis == "packing") return check_name(v, {"padded", "packed"}, "packing", pointer, errors);
   if (axis == "causal") {
     const auto b = get_bool(v, pointer, errors);
     if (!b) return std::nullopt;
@@ -216,7 +224,8 @@ std::optional<std::vector<json>> expand_range(std::string_view axis, const json&
 
 std::optional<std::vector<json>> expand_axis_values(std::string_view axis, const json& v,
                                                     const std::string& pointer, Errors& errors) {
-  if (v.is_object()) return expand_range(axis, v, pointer, errors);
+  // A lengths object is one distribution, not a range of values.
+  if (v.is_object() && axis != "lengths") return expand_range(axis, v, pointer, errors);
   if (!is_value_list(axis, v)) {
     const auto s = check_axis_scalar(axis, v, pointer, errors);
     if (!s) return std::nullopt;

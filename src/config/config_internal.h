@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "config/config.h"
@@ -97,6 +98,27 @@ std::optional<json> check_axis_scalar(std::string_view axis, const json& v,
 // Expands an axis value (scalar, non-empty list or range object) into its list of values.
 std::optional<std::vector<json>> expand_axis_values(std::string_view axis, const json& v,
                                                     const std::string& pointer, Errors& errors);
+
+// ---- variable-length batches (lengths.cpp) -------------------------------------------------
+
+// One value of the "lengths" axis: a list of lengths (each 0 or more) or a distribution object;
+// returns it normalised (a list, or the object with every key) or nullopt after reporting.
+std::optional<json> check_lengths(const json& v, const std::string& pointer, Errors& errors);
+// Sets c.lengths (a list) or c.lengths_source (a distribution; drawn by finish_varlen, which
+// knows B) from a normalised value.
+void set_lengths(Case& c, const json& v);
+// Where the axes that a variable-length batch ties together were given (JSON pointers); unset
+// when the case's sweep and the defaults leave one out. grid_B: B in the sweep's own grid (a B
+// of /defaults yields to a list of lengths).
+struct VarlenAxes {
+  std::optional<std::string> lengths, packing, T, grid_B, layout;
+};
+// Completes a case once all its axes are set: draws a distribution's B lengths, sets B from a
+// list, T_q = T_k = the longest, a packed batch's layout bshd. Returns (pointer, message) for
+// what contradicts: packing without lengths, a grid B other than the list's size, a length
+// beyond a given T, T_q != T_k, no tokens at all, more tokens than 32-bit offsets address, a
+// packed batch with layout bhsd.
+std::vector<std::pair<std::string, std::string>> finish_varlen(Case& c, const VarlenAxes& given);
 
 // ---- selectors ----------------------------------------------------------------------------
 

@@ -131,6 +131,8 @@ void set_axis(Case& c, const std::string& axis, const json& v) {
   if (axis == "window")
     c.window = SlidingWindow{v[0].get<std::int64_t>(), v[1].get<std::int64_t>()};
   if (axis == "layout") c.layout = *parse_layout(v.get<std::string>());
+  if (axis == "lengths") set_lengths(c, v);
+  if (axis == "packing") c.packing = *parse_packing(v.get<std::string>());
   if (axis == "mode") c.mode = *parse_mode(v.get<std::string>());
   if (axis == "variant") c.variant = static_cast<int>(v.get<std::int64_t>());
 }
@@ -209,11 +211,28 @@ void expand_one(const json& sweep, const std::string& sp, const AxisMap& default
                                   "\"; give it in the sweep's grid or in /defaults");
     }
   }
-  if (!axes.count("T") && !(axes.count("T_q") && axes.count("T_k"))) {
+  // A lengths axis whose values were refused is already reported; it still gives the length.
+  const bool lengths_given =
+      axes.count("lengths") ||
+      (sweep.contains("grid") && sweep["grid"].is_object() && sweep["grid"].contains("lengths"));
+  if (!axes.count("T") && !(axes.count("T_q") && axes.count("T_k")) && !lengths_given) {
     errors.add(where_given,
-               "missing sequence length: give T (T_q = T_k), or both T_q and T_k, "
-               "in the sweep's grid or in /defaults");
+               "missing sequence length: give T (T_q = T_k), or both T_q and T_k, or the "
+               "lengths of a variable-length batch, in the sweep's grid or in /defaults");
   }
+  VarlenAxes varlen_axes;
+  const auto pointer_of = [&](const AxisMap& m, const char* axis) -> std::optional<std::string> {
+    const auto it = m.find(axis);
+    if (it == m.end()) return std::nullopt;
+    return it->second.pointer;
+  };
+  varlen_axes.lengths = pointer_of(axes, "lengths");
+  varlen_axes.packing = pointer_of(axes, "packing");
+  varlen_axes.T = pointer_of(axes, "T");
+  if (!varlen_axes.T) varlen_axes.T = pointer_of(axes, "T_q");
+  if (!varlen_axes.T) varlen_axes.T = pointer_of(axes, "T_k");
+  varlen_axes.grid_B = pointer_of(grid, "B");
+  varlen_axes.layout = pointer_of(axes, "layout");
 
   MeasureSettings measure = top_measure;
   if (sweep.contains("measure")) {
@@ -323,6 +342,10 @@ void expand_one(const json& sweep, const std::string& sp, const AxisMap& default
     if (!has_hkv) c.H_kv = c.H;
 
     bool shape_ok = true;
+    for (const auto& [pointer, msg] : finish_varlen(c, varlen_axes)) {
+      if (reported.insert(msg).second) errors.add(pointer, msg);
+      shape_ok = false;
+    }
     if (c.H % c.H_kv != 0) {
       const std::string msg = "H = " + std::to_string(c.H) +
                               " is not a multiple of H_kv = " + std::to_string(c.H_kv) +

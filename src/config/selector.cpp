@@ -102,6 +102,17 @@ std::optional<json> check_selector_scalar(const std::string& axis, const json& v
     if (!s) return std::nullopt;
     return v;
   }
+  // A variable-length batch is selected by its id tag: "uniform512-8192s1", "list-1a2b3c4d".
+  if (axis == "lengths") {
+    if (!v.is_string()) {
+      errors.add(pointer,
+                 "expected the lengths' tag of a case id (\"uniform512-8192s1\", "
+                 "\"list-1a2b3c4d\"), got " +
+                     show(v));
+      return std::nullopt;
+    }
+    return v;
+  }
   return check_axis_scalar(axis, v, pointer, errors);
 }
 
@@ -153,7 +164,8 @@ Selector parse_selector(const json& v, const std::string& pointer, Errors& error
     const std::string p = ptr(pointer, axis);
     const json& val = item.value();
     std::vector<json> entries;
-    if (is_value_list(axis, val)) {
+    // Lengths are selected by tag, so any list is a list of tags.
+    if (axis == "lengths" ? val.is_array() : is_value_list(axis, val)) {
       if (val.empty()) {
         errors.add(p, "empty list; give at least one value");
         continue;

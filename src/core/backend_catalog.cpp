@@ -67,12 +67,14 @@ std::deque<BackendEntry> built_in_entries() {
                     "standard attention in our own kernels: S = scale·QKᵀ materialised in "
                     "float32, a masked row softmax producing P in the input dtype, then O = PV "
                     "(tensor-core GEMM tiles); its backward materialises dP and dS the same way"));
+  e.back().packings = {Packing::padded};  // a key-padding mask in its softmax
   e.push_back(entry("fa2", D::cuda, "cpu-flash", S::streams, fa2_backward_workspace,
                     "fp32 dQ accumulator and row sums, 4*B*H*T_q*(D+1)", all_modes(),
                     "our FlashAttention-2: one CTA per (query tile, batch, head), K/V tiles "
                     "streamed through shared memory with `cp.async`, scores and the online "
                     "softmax state in registers, tensor cores through `mma.sync` m16n8k16 and "
                     "`ldmatrix`; writes the logsumexp, from which its backward recomputes P"));
+  e.back().packings = {Packing::padded, Packing::packed};
   e.push_back(entry("standard", D::cuda, "cpu-naive", S::dense, standard_backward_workspace,
                     "dP (fp32) and dS beside S and P; fp32 dK, dV accumulators when H_kv < H",
                     all_modes(),
@@ -80,6 +82,7 @@ std::deque<BackendEntry> built_in_entries() {
                     "float32, one masked softmax kernel writing P and the LSE, then O = PV by "
                     "cuBLAS; S, P and the cuBLAS workspace are tracked"));
   e.back().forward_workspace_bytes = kStandardCublasWorkspaceBytes;
+  e.back().packings = {Packing::padded};  // a key-padding mask in its softmax
   e.push_back(entry("cudnn", D::cuda, "", S::streams, cudnn_backward_workspace,
                     "fp32 dQ accumulator and row sums, 4*B*H*T_q*(D+1); the cuDNN plans' own "
                     "workspaces are tracked, not predicted",
@@ -88,14 +91,21 @@ std::deque<BackendEntry> built_in_entries() {
                     "with the logsumexp, and the backward graph cudnn-frontend's SDPA backward "
                     "lowers to (P recomputed from the logsumexp, dQ through an fp32 "
                     "accumulator); `libcudnn.so.9` loaded at run time"));
+  e.back().varlen_note =
+      "its SDPA graph (src/backends/cuda/cudnn/sdpa_graph.cpp) builds dense [B, H, T, D] "
+      "tensors; a variable-length batch needs ragged-offset tensors on Q, K, V and O "
+      "(CUDNN_ATTR_TENSOR_RAGGED_OFFSET_DESC) and per-sequence length tensors with the padding "
+      "mask, not built yet";
   e.push_back(entry("cpu-naive", D::cpu, "", S::dense, row_sums_bytes,
                     "row sums, 4*B*H*T_q (dP and dS reuse S's buffer)", all_modes(),
                     "standard attention on the host, S and P materialised through the tracker"));
+  e.back().packings = {Packing::padded, Packing::packed};
   e.push_back(
       entry("cpu-flash", D::cpu, "", S::streams, row_sums_bytes, "row sums, 4*B*H*T_q", all_modes(),
             "the FlashAttention-2 algorithm on the host: tiles, online softmax, O(T·D) "
             "extra memory; OpenMP threads (FA2BENCH_CPU_THREADS); fp16/bf16 storage emulated with "
             "round-to-nearest-even"));
+  e.back().packings = {Packing::padded, Packing::packed};
   e.push_back(entry("fa2-dev", D::cuda, "", S::streams, fa2_backward_workspace,
                     "none (forward only)", {Mode::fwd},
                     "the fa2 forward with a tile/pipeline variant as the case's `variant`: 0 is "
@@ -162,6 +172,10 @@ bool materialises_scores(const BackendEntry& e) {
 
 bool supports_mode(const BackendEntry& e, Mode m) {
   return std::find(e.modes.begin(), e.modes.end(), m) != e.modes.end();
+}
+
+bool supports_packing(const BackendEntry& e, Packing p) {
+  return std::find(e.packings.begin(), e.packings.end(), p) != e.packings.end();
 }
 
 bool takes_variants(std::string_view name) {

@@ -49,6 +49,12 @@ struct BackendEntry {
   std::string backward_workspace_note;
   // The modes its supports() can say yes to; fwd always among them.
   std::vector<Mode> modes;
+  // The packings of a variable-length batch (Case::lengths) it runs, forward only; empty: none,
+  // and the runner records such a case `unsupported` without asking the backend.
+  std::vector<Packing> packings;
+  // Why it does not run the other packings, when there is more to say than that (appended to
+  // the unsupported reason).
+  std::string varlen_note;
   // One line for `fa2bench backends` and the README table.
   std::string description;
   // A dev-variant backend: its cases take the parameter `variant` (core/case.h; 0 is the
@@ -66,6 +72,7 @@ std::string_view to_string(ScoreStorage);
 bool materialises_scores(ScoreStorage);
 bool materialises_scores(const BackendEntry&);
 bool supports_mode(const BackendEntry&, Mode);
+bool supports_packing(const BackendEntry&, Packing);
 // Whether the named backend is a dev-variant backend (false for an unknown name).
 bool takes_variants(std::string_view name);
 

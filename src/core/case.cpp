@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "core/seq_lengths.h"
+
 namespace fa2b {
 
 std::string_view to_string(DType d) {
@@ -67,6 +69,14 @@ std::optional<InputDist> parse_input_dist(std::string_view s) {
   if (s == "nan") return InputDist::nan;
   return std::nullopt;
 }
+std::string_view to_string(Packing p) {
+  return p == Packing::padded ? "padded" : "packed";
+}
+std::optional<Packing> parse_packing(std::string_view s) {
+  if (s == "padded") return Packing::padded;
+  if (s == "packed") return Packing::packed;
+  return std::nullopt;
+}
 int dtype_bytes(DType d) {
   return d == DType::fp32 ? 4 : 2;
 }
@@ -74,7 +84,9 @@ int dtype_bytes(DType d) {
 std::string Case::shape_key() const {
   std::string s = fmt::format("B{}-H{}", B, H);
   if (H_kv != H) s += fmt::format("-Hkv{}", H_kv);
-  if (T_q == T_k) {
+  if (varlen()) {
+    s += fmt::format("-L={}", lengths_tag(*this));
+  } else if (T_q == T_k) {
     s += fmt::format("-T{}", T_q);
   } else {
     s += fmt::format("-Tq{}-Tk{}", T_q, T_k);
@@ -87,7 +99,9 @@ std::string Case::shape_key() const {
   } else if (window.right >= 0) {
     s += fmt::format("/wr{}", window.right);
   }
-  if (layout != Layout::bhsd) s += fmt::format("/{}", to_string(layout));
+  if (varlen()) s += fmt::format("/{}", to_string(packing));
+  const bool packed = varlen() && packing == Packing::packed;
+  if (layout != Layout::bhsd && !packed) s += fmt::format("/{}", to_string(layout));
   if (mode != Mode::fwd) s += fmt::format("/{}", to_string(mode));
   if (variant != 0) s += fmt::format("/v{}", variant);
   return s;

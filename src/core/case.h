@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fa2b {
 
@@ -15,6 +16,11 @@ enum class Layout { bhsd, bshd };
 // what the backward reads); fwd_bwd: one training step of the attention, both passes timed.
 enum class Mode { fwd, bwd, fwd_bwd };
 enum class InputDist { normal, uniform, large, nan };
+// How a batch of sequences of different lengths (Case::lengths) is laid out. padded: every
+// sequence padded to the longest (B x max(lengths) tokens, a key-padding mask), the way a
+// framework without a variable-length API runs; packed: the tokens concatenated
+// ((total_tokens, H, D), cu_seqlens offsets), flash-attention's varlen API.
+enum class Packing { padded, packed };
 
 std::string_view to_string(DType);
 std::string_view to_string(Layout);
@@ -28,6 +34,8 @@ std::optional<DType> parse_dtype(std::string_view);
 std::optional<Layout> parse_layout(std::string_view);
 std::optional<Mode> parse_mode(std::string_view);
 std::optional<InputDist> parse_input_dist(std::string_view);
+std::string_view to_string(Packing);
+std::optional<Packing> parse_packing(std::string_view);
 int dtype_bytes(DType);
 
 // Raw samples a case can keep in results (the first ones, in the order taken): enough for a
@@ -78,6 +86,25 @@ struct SlidingWindow {
   friend bool operator!=(const SlidingWindow& a, const SlidingWindow& b) { return !(a == b); }
 };
 
+// Where a variable-length batch's lengths came from: a list written out, or B lengths drawn from
+// a seeded distribution (core/seq_lengths.h draws them). Kept beside the lengths so that the
+// case's id names the distribution rather than B numbers.
+enum class LengthDist { list, uniform, lognormal };
+struct LengthSource {
+  LengthDist dist = LengthDist::list;
+  // uniform: integers min..max, each equally likely; lognormal: exp(N(mean, sigma)) rounded to
+  // the nearest integer and clamped to min..max (mean and sigma of the length's logarithm, as
+  // numpy's lognormal takes them).
+  std::int64_t min = 0, max = 0;
+  double mean = 0, sigma = 0;
+  std::uint64_t seed = 0;
+  friend bool operator==(const LengthSource& a, const LengthSource& b) {
+    return a.dist == b.dist && a.min == b.min && a.max == b.max && a.mean == b.mean &&
+           a.sigma == b.sigma && a.seed == b.seed;
+  }
+};
+std::string_view to_string(LengthDist);
+
 struct Case {
   std::string sweep;    // name of the sweep that produced the case
   std::string backend;  // backend that runs it (e.g. "cpu-flash")
@@ -88,6 +115,14 @@ struct Case {
   SlidingWindow window;
   Layout layout = Layout::bhsd;
   Mode mode = Mode::fwd;
+  // A variable-length batch: sequence b has lengths[b] query and key tokens (self-attention),
+  // 0 included; B == lengths.size() and T_q == T_k == the longest. Empty: every sequence is
+  // T_q x T_k (a dense batch), and packing and lengths_source mean nothing.
+  std::vector<std::int64_t> lengths;
+  LengthSource lengths_source;
+  // A packed batch's tensors are token-major, (total_tokens, H, D): layout is bshd.
+  Packing packing = Packing::padded;
+  bool varlen() const { return !lengths.empty(); }
   // Which kernel variant a dev-variant backend runs (catalog entry `variants`, e.g. fa2-dev):
   // 0 is the shipped kernel, 1.. the tuning candidates (`fa2bench tune`). Always 0 for others.
   int variant = 0;
@@ -97,7 +132,9 @@ struct Case {
   // "fa2/B1-H32-T2048-D128/fp16/causal"; T_q != T_k, H_kv != H, a window ("/wl128-wr0": each
   // bounded side), bshd and a mode other than fwd add their own tags (so forward ids stay those
   // of results written before modes and windows), and so does a variant other than 0 ("/v3",
-  // last).
+  // last). A variable-length batch replaces -T<n> with its lengths' tag (-L=uniform512-8192s1,
+  // -L=list-<hash of the lengths>; core/seq_lengths.h) and adds /padded or /packed after the
+  // mask (packed leaves out the /bshd it implies).
   std::string id() const;
   // The id without the backend ("B1-H32-T2048-D128/fp16/causal"; with a variant's tag).
   std::string shape_key() const;

@@ -8,12 +8,18 @@
 #include <vector>
 
 #include "core/attention_mask.h"
+#include "core/seq_lengths.h"
 
 namespace fa2b {
 namespace {
 
-std::int64_t tensor_elems(const Case& c, std::int64_t heads, std::int64_t seq) {
-  return c.B * heads * seq * c.D;
+// Elements of Q or O (query side) and of K or V (key side): a packed batch holds its real
+// tokens only, a padded or dense one B * T of them.
+std::int64_t query_elems(const Case& c) {
+  return query_rows(c) * c.H * c.D;
+}
+std::int64_t key_elems(const Case& c) {
+  return key_rows(c) * c.H_kv * c.D;
 }
 
 // How the case's backend stores its scores; a backend outside the catalog streams.
@@ -40,7 +46,10 @@ double case_flops(const Case& c) {
   return attention_flops(c) * mode_flops_factor(c.mode);
 }
 
-double attention_flops(const Case& c) {
+namespace {
+
+// The forward FLOPs of c's B x T_q x T_k shape, every padded position counted.
+double shape_flops(const Case& c) {
   const double per_pair =
       4.0 * static_cast<double>(c.B) * static_cast<double>(c.H) * static_cast<double>(c.D);
   // A window counts the pairs it leaves visible (it is what makes a small window cheap); causal
@@ -50,18 +59,43 @@ double attention_flops(const Case& c) {
   return c.causal ? f / 2.0 : f;
 }
 
+}  // namespace
+
+double attention_flops(const Case& c) {
+  if (!c.varlen()) return shape_flops(c);
+  // Each sequence is its own B = 1 attention of its length (its mask and window its own).
+  double sum = 0;
+  Case one = c;
+  one.lengths.clear();
+  one.B = 1;
+  for (const std::int64_t n : c.lengths) {
+    one.T_q = one.T_k = n;
+    sum += shape_flops(one);
+  }
+  return sum;
+}
+
+double executed_flops(const Case& c) {
+  if (c.varlen() && c.packing == Packing::padded) {
+    Case dense = c;
+    dense.lengths.clear();
+    return shape_flops(dense) * mode_flops_factor(c.mode);
+  }
+  return case_flops(c);
+}
+
 std::int64_t io_bytes(const Case& c) {
   const std::int64_t e = dtype_bytes(c.dtype);
-  const std::int64_t qo = 2 * tensor_elems(c, c.H, c.T_q) * e;
-  const std::int64_t kv = 2 * tensor_elems(c, c.H_kv, c.T_k) * e;
-  const std::int64_t lse = c.B * c.H * c.T_q * 4;
+  const std::int64_t qo = 2 * query_elems(c) * e;
+  const std::int64_t kv = 2 * key_elems(c) * e;
+  const std::int64_t lse = query_rows(c) * c.H * 4;
   return qo + kv + lse;
 }
 
 std::int64_t grad_io_bytes(const Case& c) {
   if (!runs_backward(c.mode)) return 0;
   const std::int64_t e = dtype_bytes(c.dtype);
-  return 2 * tensor_elems(c, c.H, c.T_q) * e + 2 * tensor_elems(c, c.H_kv, c.T_k) * e;
+  return 2 * query_elems(c) * e + 2 * key_elems(c) * e;
 }
 
 std::int64_t min_traffic_bytes(const Case& c) {
@@ -82,7 +116,7 @@ std::int64_t min_traffic_bytes(const Case& c) {
 namespace {
 
 std::int64_t lse_bytes(const Case& c) {
-  return c.B * c.H * c.T_q * 4;
+  return query_rows(c) * c.H * 4;
 }
 
 // S or P as the case's backend allocates it.
@@ -112,7 +146,12 @@ std::int64_t backward_workspace_bytes(const Case& c) {
 }
 
 std::int64_t row_sums_bytes(const Case& c) {
-  return 4 * c.B * c.H * c.T_q;
+  return 4 * query_rows(c) * c.H;
+}
+
+std::int64_t varlen_arrays_bytes(const Case& c) {
+  if (!c.varlen()) return 0;
+  return c.packing == Packing::packed ? 2 * (c.B + 1) * 4 : c.B * 4;
 }
 
 std::int64_t score_matrix_bytes(const Case& c, int elem_bytes) {
@@ -120,7 +159,7 @@ std::int64_t score_matrix_bytes(const Case& c, int elem_bytes) {
 }
 
 std::int64_t flash_state_bytes(const Case& c) {
-  return 4 * c.B * c.H * c.T_q * (2 + c.D);
+  return 4 * query_rows(c) * c.H * (2 + c.D);
 }
 
 // Predicted peak of a case's tracked memory: the inputs and outputs (in the training modes dO
@@ -129,7 +168,8 @@ std::int64_t flash_state_bytes(const Case& c) {
 // of the catalog entry (standard: cuBLAS's), plus the backward's workspace. Every buffer lives
 // for the whole case, so the peak is their sum.
 static std::int64_t predicted_peak_bytes(const Case& c) {
-  std::int64_t bytes = io_bytes(c) + grad_io_bytes(c) + backward_workspace_bytes(c);
+  std::int64_t bytes =
+      io_bytes(c) + grad_io_bytes(c) + backward_workspace_bytes(c) + varlen_arrays_bytes(c);
   if (const BackendEntry* e = find_backend_entry(c.backend)) bytes += e->forward_workspace_bytes;
   if (!materialises_scores(score_storage(c))) return bytes;
   return bytes + matrix_bytes(c, 4) + matrix_bytes(c, dtype_bytes(c.dtype));
@@ -143,7 +183,11 @@ const std::vector<std::string>& plan_metric_names() {
                                                  "flash_state_bytes",
                                                  "saved_bytes",
                                                  "backward_workspace_bytes",
-                                                 "predicted_bytes"};
+                                                 "predicted_bytes",
+                                                 "useful_flops",
+                                                 "executed_flops",
+                                                 "total_tokens",
+                                                 "padding_ratio"};
   return names;
 }
 
@@ -157,6 +201,10 @@ std::optional<double> plan_metric_value(const Case& c, std::string_view name) {
   if (name == "saved_bytes") return static_cast<double>(saved_bytes(c));
   if (name == "backward_workspace_bytes") return static_cast<double>(backward_workspace_bytes(c));
   if (name == "predicted_bytes") return static_cast<double>(predicted_peak_bytes(c));
+  if (name == "useful_flops") return case_flops(c);
+  if (name == "executed_flops") return executed_flops(c);
+  if (name == "total_tokens") return static_cast<double>(total_tokens(c));
+  if (name == "padding_ratio") return padding_ratio(c);
   return std::nullopt;
 }
 

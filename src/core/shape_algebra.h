@@ -16,15 +16,21 @@ namespace fa2b {
 
 // Forward FLOPs by flash-attention's convention: 4*B*H*T_q*T_k*D, halved when causal; with a
 // sliding window 4*B*H*D times the (query row, key) pairs it leaves visible (visible_pairs,
-// causal intersected with it).
+// causal intersected with it). A variable-length batch counts its real tokens only: the sum
+// over its sequences of each one's FLOPs at its own length (the useful FLOPs).
 double attention_flops(const Case& c);
 // FLOPs of the case's mode as a multiple of the forward's (flash-attention's convention):
 // fwd 1, bwd 2.5 (the backward's five GEMMs against the forward's two), fwd_bwd 3.5.
 double mode_flops_factor(Mode m);
 // attention_flops(c) * mode_flops_factor(c.mode): what TFLOP/s of the case is computed from.
 double case_flops(const Case& c);
+// The FLOPs the case's kernels execute: a padded variable-length batch computes every one of its
+// B x max(lengths) positions (its masked padding included), so the dense shape's FLOPs; every
+// other case case_flops(c).
+double executed_flops(const Case& c);
 
-// Bytes of Q, K, V and O in the case's dtype plus the float32 LSE.
+// Bytes of Q, K, V and O in the case's dtype plus the float32 LSE (a packed batch's tensors hold
+// its total_tokens rows, a padded one B * T).
 std::int64_t io_bytes(const Case& c);
 // Bytes of the training modes' extra tensors: dO, dQ (like Q) and dK, dV (like K, V); 0 in fwd.
 std::int64_t grad_io_bytes(const Case& c);
@@ -43,6 +49,10 @@ std::int64_t backward_workspace_bytes(const Case& c);
 // The float32 row sums D_i = rowsum(dO * O) of a backward, 4*B*H*T_q: the whole backward
 // workspace of the CPU backends (which reuse S's float32 buffer for dP and dS).
 std::int64_t row_sums_bytes(const Case& c);
+// A variable-length batch's int32 arrays, one tracked buffer the backend allocates in prepare():
+// packed, cu_seqlens_q and cu_seqlens_k (2 * (B + 1)); padded, the B lengths; 0 for a dense
+// case.
+std::int64_t varlen_arrays_bytes(const Case& c);
 // The T_q x T_k score matrix of every (batch, head) at `elem_bytes` per element
 // (the seed notebook counts it at the input dtype's 2 bytes).
 std::int64_t score_matrix_bytes(const Case& c, int elem_bytes);

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/backend_catalog.h"
+#include "core/seq_lengths.h"
+#include "core/shape_algebra.h"
 #include "io/atomic_file.h"
 #include "io/json_detail.h"
 
@@ -43,7 +45,30 @@ J params_block(const Case& c) {
          {"layout", to_string(c.layout)},
          {"mode", to_string(c.mode)}};
   if (c.variant != 0 || takes_variants(c.backend)) p["variant"] = c.variant;
+  // Only for a variable-length batch, so that the params of every other case stay as they were.
+  if (c.varlen()) {
+    p["lengths"] = c.lengths;
+    p["packing"] = to_string(c.packing);
+    const LengthSource& s = c.lengths_source;
+    if (s.dist != LengthDist::list) {
+      J d = {{"dist", to_string(s.dist)}, {"min", s.min}, {"max", s.max}, {"seed", s.seed}};
+      if (s.dist == LengthDist::lognormal) {
+        d["mean"] = number_json<J>(s.mean);
+        d["sigma"] = number_json<J>(s.sigma);
+      }
+      p["lengths_dist"] = d;
+    }
+  }
   return p;
+}
+
+// A variable-length batch's token counts and FLOPs (results and `plan` alike).
+template <class J>
+J varlen_block(const Case& c) {
+  return {{"total_tokens", total_tokens(c)},
+          {"padding_ratio", number_json<J>(padding_ratio(c))},
+          {"useful_flops", number_json<J>(case_flops(c))},
+          {"executed_flops", number_json<J>(executed_flops(c))}};
 }
 
 // The measuring settings a case ran with, as results, `plan` and `tune` write them.
@@ -97,6 +122,7 @@ J case_json(const CaseResult& r) {
   if (!t.dropped_throttled_absent.empty())
     j["time_ms"]["dropped_throttled_absent"] = t.dropped_throttled_absent;
   j["flops"] = number_json<J>(r.flops);
+  if (c.varlen()) j["varlen"] = varlen_block<J>(c);
   j["tflops"] = number_json<J>(r.tflops);
   j["gbps"] = number_json<J>(r.gbps);
   // Only where the device has a known peak, so a missing one is never read as 0%.
@@ -159,7 +185,16 @@ J conventions() {
       "forward 4*B*H*T_q*T_k*D, halved when causal; with a sliding window (params.window other "
       "than [-1, -1]) 4*B*H*D per visible (query row, key) pair instead, causal intersected "
       "with the window; params.mode bwd counts 2.5x the forward, fwd_bwd 3.5x "
-      "(flash-attention convention)";
+      "(flash-attention convention). A variable-length batch (params.lengths) counts its real "
+      "tokens only: the sum over its sequences of each one's FLOPs at its own length (useful "
+      "FLOPs), whatever its packing";
+  j["varlen"] =
+      "variable-length batches only: total_tokens = sum of params.lengths; padding_ratio = B * "
+      "max(lengths) / total_tokens (token slots of the padded batch per real token, the same "
+      "for both packings); useful_flops = flops; executed_flops = what the kernels compute: "
+      "padded, the B x max(lengths) shape's FLOPs (padding included), packed, useful_flops. "
+      "tflops is on useful FLOPs; gbps and the memory on the tensors the case holds: a packed "
+      "batch's total_tokens rows, a padded one's B * max(lengths)";
   j["tflops"] = "flops / median time of the timed region, 1e12 per second";
   j["gbps"] =
       "minimal traffic (forward: Q, K, V read once, O and the float32 LSE written once; "

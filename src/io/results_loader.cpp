@@ -153,6 +153,42 @@ class Reader {
   std::string file_;
 };
 
+// A variable-length batch's params (absent for every other case): the lengths, the packing and
+// the distribution they were drawn from, which the case's id names.
+void read_varlen(const Reader& rd, const json& p, const std::string& pp, Case& c) {
+  const json* lengths = rd.opt_array(p, pp, "lengths");
+  if (!lengths) return;
+  const std::string lp = pp + "/lengths";
+  if (lengths->empty()) rd.fail(lp, "expected at least one length");
+  for (std::size_t i = 0; i < lengths->size(); ++i) {
+    const std::int64_t n = rd.to_int((*lengths)[i], lp + "/" + std::to_string(i));
+    if (n < 0) rd.fail(lp + "/" + std::to_string(i), "expected a length >= 0");
+    c.lengths.push_back(n);
+  }
+  if (static_cast<std::int64_t>(c.lengths.size()) != c.B) {
+    rd.fail(lp, fmt::format("expected B = {} lengths, got {}", c.B, c.lengths.size()));
+  }
+  c.packing = rd.enum_value<Packing>(rd.req_string(p, pp, "packing"), pp + "/packing", "packing",
+                                     [](std::string_view x) { return parse_packing(x); });
+  if (const json* d = rd.opt_object(p, pp, "lengths_dist")) {
+    const std::string dp = pp + "/lengths_dist";
+    const std::string dist = rd.req_string(*d, dp, "dist");
+    LengthSource& s = c.lengths_source;
+    if (dist == "uniform") {
+      s.dist = LengthDist::uniform;
+    } else if (dist == "lognormal") {
+      s.dist = LengthDist::lognormal;
+      s.mean = rd.to_double(rd.require(*d, dp, "mean"), dp + "/mean");
+      s.sigma = rd.to_double(rd.require(*d, dp, "sigma"), dp + "/sigma");
+    } else {
+      rd.fail(dp + "/dist", fmt::format("unknown length distribution \"{}\"", dist));
+    }
+    s.min = rd.req_int(*d, dp, "min");
+    s.max = rd.req_int(*d, dp, "max");
+    s.seed = rd.to_uint(rd.require(*d, dp, "seed"), dp + "/seed");
+  }
+}
+
 CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
   rd.expect_object(j, at);
   CaseResult r;
@@ -193,6 +229,7 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
     c.mode = rd.enum_value<Mode>(rd.to_string(*v, pp + "/mode"), pp + "/mode", "mode",
                                  [](std::string_view x) { return parse_mode(x); });
   }
+  read_varlen(rd, p, pp, c);
   std::int64_t variant = 0;
   rd.opt_int(p, pp, "variant", variant);
   if (variant < 0 || variant > (1 << 16)) rd.fail(pp + "/variant", "expected 0 to 65536");

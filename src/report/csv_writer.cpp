@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "core/seq_lengths.h"
+#include "core/shape_algebra.h"
 #include "io/atomic_file.h"
 #include "report/report.h"
 
@@ -20,7 +22,9 @@ const char* const kColumns[] = {
     "rel_l2_err_dk", "max_abs_err_dv", "mean_abs_err_dv", "rel_l2_err_dv", "nonfinite_grad",
     "key_rows_checked",
     // Last, so that the columns before keep their places.
-    "window_left", "window_right"};
+    "window_left", "window_right",
+    // Variable-length batches (empty for a dense case).
+    "packing", "total_tokens", "padding_ratio", "executed_flops"};
 
 }  // namespace
 
@@ -91,7 +95,11 @@ std::string results_csv_text(const ResultSet& rs) {
                                grads ? std::to_string(r.accuracy.grad_nonfinite) : "",
                                grads ? std::to_string(r.accuracy.key_rows_checked) : "",
                                std::to_string(c.window.left),
-                               std::to_string(c.window.right)};
+                               std::to_string(c.window.right),
+                               c.varlen() ? std::string(to_string(c.packing)) : "",
+                               c.varlen() ? std::to_string(total_tokens(c)) : "",
+                               c.varlen() ? csv_number(padding_ratio(c)) : "",
+                               c.varlen() ? csv_number(executed_flops(c)) : ""};
     static_assert(sizeof(row) / sizeof(row[0]) == sizeof(kColumns) / sizeof(kColumns[0]));
     for (std::size_t i = 0; i < std::size(row); ++i) {
       if (i) out += ',';

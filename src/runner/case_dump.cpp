@@ -95,7 +95,11 @@ std::string dump_case(const std::string& dir, std::int64_t max_bytes, const Case
           {"shape", {n, 3}},
           {"npy_dtype", "<i8"},
           {"columns", {"b", "h", "i"}},
-          {"note", "ref_o[r] is the float64 reference of o[b, h, i] (query head h)"}}}}}};
+          {"note", c.varlen() && c.packing == Packing::packed
+                       ? "ref_o[r] is the float64 reference of token i of sequence b, query "
+                         "head h: o[0, cu_seqlens[b] + i, h] (packed: one batch of all tokens, "
+                         "cu_seqlens the prefix sums of params.lengths)"
+                       : "ref_o[r] is the float64 reference of o[b, h, i] (query head h)"}}}}}};
   write_text_file_atomic((out / "manifest.json").string(), m.dump(2) + "\n");
   return {};
 }

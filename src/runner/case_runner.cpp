@@ -14,6 +14,7 @@
 #include "common/numeric.h"
 #include "core/gpu_peaks.h"
 #include "core/gpu_state.h"
+#include "core/seq_lengths.h"
 #include "core/shape_algebra.h"
 #include "core/stats.h"
 #include "core/throttled_samples.h"
@@ -39,9 +40,10 @@ struct CaseTensors {
   TensorDesc qd, kd, vd, od;
 };
 
-TensorDesc describe(const Case& c, std::int64_t heads, std::int64_t seq) {
-  return {static_cast<int>(c.B), static_cast<int>(heads), static_cast<int>(seq),
-          static_cast<int>(c.D), tensor_strides(c.layout, heads, seq, c.D)};
+// A packed batch's tensors are one batch of all its tokens (core/seq_lengths.h's TokenLayout).
+TensorDesc describe(const Case& c, std::int64_t heads, const TokenLayout& tokens) {
+  return {static_cast<int>(tokens.batches), static_cast<int>(heads), static_cast<int>(tokens.rows),
+          static_cast<int>(c.D), tensor_strides(c.layout, heads, tokens.rows, c.D)};
 }
 
 std::size_t tensor_bytes(const Case& c, const TensorDesc& t) {
@@ -50,15 +52,15 @@ std::size_t tensor_bytes(const Case& c, const TensorDesc& t) {
 
 CaseTensors allocate(const Case& c, MemoryTracker& tracker) {
   CaseTensors t;
-  t.qd = describe(c, c.H, c.T_q);
-  t.kd = describe(c, c.H_kv, c.T_k);
+  t.qd = describe(c, c.H, query_layout(c));
+  t.kd = describe(c, c.H_kv, key_layout(c));
   t.vd = t.kd;
   t.od = t.qd;
   t.q = TrackedBuffer(tracker, tensor_bytes(c, t.qd), "Q");
   t.k = TrackedBuffer(tracker, tensor_bytes(c, t.kd), "K");
   t.v = TrackedBuffer(tracker, tensor_bytes(c, t.vd), "V");
   t.o = TrackedBuffer(tracker, tensor_bytes(c, t.od), "O");
-  t.lse = TrackedBuffer(tracker, static_cast<std::size_t>(c.B * c.H * c.T_q) * 4, "LSE");
+  t.lse = TrackedBuffer(tracker, static_cast<std::size_t>(query_rows(c) * c.H) * 4, "LSE");
   if (runs_backward(c.mode)) {
     t.d_o = TrackedBuffer(tracker, tensor_bytes(c, t.od), "dO");
     t.dq = TrackedBuffer(tracker, tensor_bytes(c, t.qd), "dQ");
@@ -147,14 +149,16 @@ Accuracy verify(const Case& c, const CaseTensors& t, Platform& platform, VerifyD
   std::vector<double>& ref = vd.ref;
   std::vector<double>& ref_lse = vd.ref_lse;
   reference_rows(c, rows, ref, ref_lse);
+  const TokenLayout tokens = query_layout(c);
   const std::vector<float> got = copy_rows(
       c, t.o.get(), t.od, rows,
-      [](const RowRef& r) {
-        return std::tuple<std::int64_t, std::int64_t, std::int64_t>{r.b, r.h, r.i};
+      [&tokens](const RowRef& r) {
+        return std::tuple<std::int64_t, std::int64_t, std::int64_t>{tokens.batch_of(r.b), r.h,
+                                                                    tokens.row_of(r.b, r.i)};
       },
       platform);
   Accuracy a = compare_rows(c, rows, ref, got);
-  a.nonfinite = platform.count_nonfinite(t.o.get(), c.dtype, c.B * c.H * c.T_q * c.D);
+  a.nonfinite = platform.count_nonfinite(t.o.get(), c.dtype, query_rows(c) * c.H * c.D);
   return a;
 }
 
@@ -293,7 +297,8 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
     r.reason = "not run: the device is in an error state after an earlier case (" + why + ")";
     return r;
   }
-  const Support support = backend.supports(c, platform.info());
+  const Support varlen = catalog_varlen_support(c, c.backend);
+  const Support support = varlen.ok ? backend.supports(c, platform.info()) : varlen;
   if (!support.ok) {
     r.status = Status::unsupported;
     r.reason = support.reason;

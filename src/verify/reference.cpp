@@ -9,6 +9,7 @@
 #include "common/input_gen.h"
 #include "common/numeric.h"
 #include "core/attention_mask.h"
+#include "core/seq_lengths.h"
 
 namespace fa2b {
 namespace {
@@ -44,7 +45,65 @@ void parallel_for(std::int64_t n, F&& f) {
 
 }  // namespace
 
+namespace {
+
+// A variable-length batch's rows: its real rows only (row i < lengths[b]; a padded batch's
+// padding rows are not compared). All of them when they fit; otherwise every non-empty sequence
+// (evenly spaced ones when there are more than max_rows / 2) with one head each, its first and
+// last row and random ones between, so an output written into another sequence's rows shows.
+std::vector<RowRef> sample_varlen_rows(const Case& c, int max_rows, std::uint64_t seed) {
+  std::vector<RowRef> rows;
+  if (total_tokens(c) * c.H <= max_rows) {
+    for (std::int64_t b = 0; b < c.B; ++b)
+      for (std::int64_t h = 0; h < c.H; ++h)
+        for (std::int64_t i = 0; i < c.lengths[b]; ++i) rows.push_back({b, h, i});
+    return rows;
+  }
+  std::vector<std::int64_t> seqs;
+  for (std::int64_t b = 0; b < c.B; ++b)
+    if (c.lengths[b] > 0) seqs.push_back(b);
+  const auto most = static_cast<std::size_t>(std::max(1, max_rows / 2));
+  if (seqs.size() > most) {
+    std::vector<std::int64_t> spaced;
+    for (std::size_t k = 0; k < most; ++k)
+      spaced.push_back(seqs[most == 1 ? 0 : k * (seqs.size() - 1) / (most - 1)]);
+    seqs = spaced;
+  }
+  const std::int64_t per_seq =
+      std::max<std::int64_t>(2, max_rows / static_cast<std::int64_t>(seqs.size()));
+  std::uint64_t state = seed ^ 0x5bd1e995ull;
+  for (const std::int64_t b : seqs) {
+    const std::int64_t len = c.lengths[b];
+    state = splitmix64(state);
+    const auto h = static_cast<std::int64_t>(state % static_cast<std::uint64_t>(c.H));
+    std::vector<std::int64_t> is = {0};
+    if (len > 1) is.push_back(len - 1);
+    while (static_cast<std::int64_t>(is.size()) < std::min(per_seq, len)) {
+      state = splitmix64(state);
+      const auto cand = static_cast<std::int64_t>(state % static_cast<std::uint64_t>(len));
+      if (std::find(is.begin(), is.end(), cand) == is.end()) is.push_back(cand);
+    }
+    std::sort(is.begin(), is.end());
+    for (std::int64_t i : is) rows.push_back({b, h, i});
+  }
+  return rows;
+}
+
+// Sequence b of a variable-length batch as a dense B = 1 case of its own length, whose mask is
+// the sequence's; c itself when dense.
+Case sequence_case(const Case& c, std::int64_t b) {
+  if (!c.varlen()) return c;
+  Case one = c;
+  one.lengths.clear();
+  one.B = 1;
+  one.T_q = one.T_k = c.lengths[static_cast<std::size_t>(b)];
+  return one;
+}
+
+}  // namespace
+
 std::vector<RowRef> sample_rows(const Case& c, int max_rows, std::uint64_t seed) {
+  if (c.varlen()) return sample_varlen_rows(c, max_rows, seed);
   std::vector<RowRef> rows;
   const std::int64_t total = c.B * c.H * c.T_q;
   if (total <= max_rows) {
@@ -89,6 +148,16 @@ VisibleKeys visible_keys(const Case& c, std::int64_t i) {
           std::min<std::int64_t>(c.T_k - 1, i + diag + reach.right)};
 }
 
+float stored_input(const Case& c, const TokenLayout& layout, int tensor, std::int64_t b,
+                   std::int64_t h, std::int64_t t, std::int64_t d) {
+  const std::int64_t heads = tensor == 1 || tensor == 4 ? c.H : c.H_kv;
+  const auto index = static_cast<std::uint64_t>(
+      ((layout.batch_of(b) * heads + h) * layout.rows + layout.row_of(b, t)) * c.D + d);
+  const float x = input_value(c.measure.seed, static_cast<InputTensor>(tensor), index,
+                              kernel_dist(c.measure.inputs));
+  return round_to_dtype(x, c.dtype);
+}
+
 float stored_input(const Case& c, int tensor, std::int64_t b, std::int64_t h, std::int64_t t,
                    std::int64_t d) {
   const bool like_q = tensor == 1 || tensor == 4;
@@ -107,17 +176,22 @@ void reference_rows(const Case& c, const std::vector<RowRef>& rows, std::vector<
   lse.assign(rows.size(), -std::numeric_limits<double>::infinity());
   const double scale = 1.0 / std::sqrt(static_cast<double>(D));
   const std::int64_t group = c.H / c.H_kv;
+  const TokenLayout q_layout = query_layout(c), k_layout = key_layout(c);
   parallel_for(static_cast<std::int64_t>(rows.size()), [&](std::int64_t r) {
     const RowRef& row = rows[r];
     const std::int64_t hk = row.h / group;
-    const VisibleKeys keys = visible_keys(c, row.i);
+    // A sequence of a variable-length batch sees its own keys only, masked as an attention of
+    // its own length.
+    const VisibleKeys keys = visible_keys(sequence_case(c, row.b), row.i);
     if (keys.count() == 0) return;  // no visible key: zeros, lse = -inf
     std::vector<double> q(D), s(static_cast<std::size_t>(keys.count()));
-    for (std::int64_t d = 0; d < D; ++d) q[d] = stored_input(c, 1, row.b, row.h, row.i, d);
+    for (std::int64_t d = 0; d < D; ++d)
+      q[d] = stored_input(c, q_layout, 1, row.b, row.h, row.i, d);
     double m = -std::numeric_limits<double>::infinity();
     for (std::int64_t j = keys.first; j <= keys.last; ++j) {
       double acc = 0;
-      for (std::int64_t d = 0; d < D; ++d) acc += q[d] * stored_input(c, 2, row.b, hk, j, d);
+      for (std::int64_t d = 0; d < D; ++d)
+        acc += q[d] * stored_input(c, k_layout, 2, row.b, hk, j, d);
       s[j - keys.first] = acc * scale;
       m = std::max(m, s[j - keys.first]);
     }
@@ -129,7 +203,8 @@ void reference_rows(const Case& c, const std::vector<RowRef>& rows, std::vector<
     double* o = &out[r * D];
     for (std::int64_t j = keys.first; j <= keys.last; ++j) {
       const double p = s[j - keys.first] / l;
-      for (std::int64_t d = 0; d < D; ++d) o[d] += p * stored_input(c, 3, row.b, hk, j, d);
+      for (std::int64_t d = 0; d < D; ++d)
+        o[d] += p * stored_input(c, k_layout, 3, row.b, hk, j, d);
     }
     lse[r] = m + std::log(l);
   });

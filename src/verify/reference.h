@@ -9,6 +9,7 @@
 
 #include "core/case.h"
 #include "core/result.h"
+#include "core/seq_lengths.h"
 
 namespace fa2b {
 
@@ -16,13 +17,15 @@ struct RowRef {
   std::int64_t b, h, i;  // batch, query head, query row
 };
 
-// All rows when B*H*T_q <= max_rows; otherwise a deterministic sample of at most max_rows
+// A variable-length batch samples its real rows only (row i < lengths[b]), every non-empty
+// sequence's first and last among them (reference.cpp says how). A dense batch:
+// all rows when B*H*T_q <= max_rows; otherwise a deterministic sample of at most max_rows
 // rows spread over a few (batch, head) pairs, always including the first and last row of each
 // sampled head (the causal diagonal's corners, the masked tail, a window's edges).
 std::vector<RowRef> sample_rows(const Case& c, int max_rows, std::uint64_t seed);
 
-// The keys query row i sees, first .. last (bottom-right aligned causal mask and sliding
-// window intersected, core/attention_mask.h); empty (count 0) for a row that sees none.
+// The keys query row i of a dense case sees, first .. last (bottom-right aligned causal mask and
+// sliding window intersected, core/attention_mask.h); empty (count 0) for a row that sees none.
 struct VisibleKeys {
   std::int64_t first = 0, last = -1;
   std::int64_t count() const { return last >= first ? last - first + 1 : 0; }
@@ -30,9 +33,15 @@ struct VisibleKeys {
 VisibleKeys visible_keys(const Case& c, std::int64_t i);
 
 // The stored (rounded) input element as a float, for tensor q/k/v/dO at logical [b, h, t, d]
-// (dO, the training modes' incoming gradient, is shaped like Q).
+// (dO, the training modes' incoming gradient, is shaped like Q). A dense or padded batch's
+// index; a packed batch's tokens need the next one.
 float stored_input(const Case& c, int tensor /*1=q,2=k,3=v,4=dO*/, std::int64_t b, std::int64_t h,
                    std::int64_t t, std::int64_t d);
+
+// The same for token t of sequence b of any batch, placed by `layout` (query_layout(c) for q and
+// dO, key_layout(c) for k and v; core/seq_lengths.h).
+float stored_input(const Case& c, const TokenLayout& layout, int tensor, std::int64_t b,
+                   std::int64_t h, std::int64_t t, std::int64_t d);
 
 // Reference output for each row: out[r * D + d]; lse[r] (natural log; -inf for a row that sees
 // no key). Multithreaded over rows.

@@ -295,7 +295,8 @@ TEST(ConfigErrors, UnknownAxisSuggestsClosest) {
   j["sweeps"][0]["grid"]["Dd"] = 64;
   EXPECT_TRUE(HasError(j,
                        "/sweeps/0/grid/Dd: unknown axis \"Dd\" (did you mean \"D\"?); "
-                       "allowed: B, H, H_kv, T, T_q, T_k, D, dtype, causal, window, layout"));
+                       "allowed: B, H, H_kv, T, T_q, T_k, lengths, D, dtype, causal, window, "
+                       "layout, packing"));
 }
 
 TEST(ConfigErrors, UnknownKeysAtEveryLevel) {

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "backends/cuda/cuda_backends.h"
+#include "backends/cuda/device_varlen.h"
 #include "common/attn_mask.h"
 #include "fa2/fa2_bwd.h"
 #include "fa2/fa2_fwd.h"
@@ -28,7 +29,7 @@ class Fa2CudaBackend final : public Backend {
     if (!s.ok) return s;
     // A tile that does not fit the device's shared memory per block is never launched.
     const int D = static_cast<int>(c.D);
-    const bool masked = attn_masked(shape_params(c));
+    const bool masked = attn_masked(shape_params(c)) || c.varlen();
     const std::int64_t limit = fa2_smem_limit_for(t.smem_per_block_optin);
     const std::string why =
         fa2_head_dim_supported(D)
@@ -41,7 +42,9 @@ class Fa2CudaBackend final : public Backend {
   // (fa2_split_choice.h), the splits' float32 rows and log-sum-exps; the backward's fp32
   // dQ accumulator and row sums are its workspace. All tracked like every buffer.
   void prepare(const Case& c, const AttnParams& p, MemoryTracker& tracker) override {
-    split_ = fa2_fwd_decode_plan(p);
+    varlen_.prepare(c, tracker);
+    // A variable-length batch runs the plain forward (the decode plan sees its arrays).
+    split_ = fa2_fwd_decode_plan(varlen_.apply(p));
     if (split_.n_splits > 1) {
       split_workspace_ = TrackedBuffer(tracker, fa2_fwd_split_workspace_bytes(p, split_.n_splits),
                                        "fa2 split-KV partial O and LSE");
@@ -63,7 +66,7 @@ class Fa2CudaBackend final : public Backend {
   }
 
   void run(const AttnParams& p, void* stream) override {
-    FA2B_CUDA_CHECK(fa2_fwd(p, split_, static_cast<cudaStream_t>(stream)));
+    FA2B_CUDA_CHECK(fa2_fwd(varlen_.apply(p), split_, static_cast<cudaStream_t>(stream)));
   }
 
   void run_backward(const AttnBwdParams& p, void* stream) override {
@@ -73,10 +76,12 @@ class Fa2CudaBackend final : public Backend {
   void release() override {
     workspace_.reset();
     split_workspace_.reset();
+    varlen_.reset();
     split_ = Fa2SplitKv{};
   }
 
  private:
+  DeviceVarlenArrays varlen_;
   TrackedBuffer workspace_;
   TrackedBuffer split_workspace_;
   Fa2SplitKv split_;

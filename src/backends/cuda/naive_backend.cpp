@@ -2,6 +2,7 @@
 #include <string>
 
 #include "backends/cuda/cuda_backends.h"
+#include "backends/cuda/device_varlen.h"
 #include "naive/naive_attn.h"
 #include "naive/naive_bwd.h"
 #include "runtime/cuda/cuda_check.h"
@@ -29,13 +30,15 @@ class NaiveCudaBackend final : public Backend {
   // dS: the O(T^2) memory FlashAttention avoids.
   void prepare(const Case& c, const AttnParams& p, MemoryTracker& tracker) override {
     workspace_ = TrackedBuffer(tracker, naive_workspace_bytes(p), "naive S and P");
+    varlen_.prepare(c, tracker);  // padded only (the catalog): the lengths masking the keys
     if (runs_backward(c.mode)) {
       bwd_workspace_ = TrackedBuffer(tracker, naive_bwd_workspace_bytes(p), "naive dP and dS");
     }
   }
 
   void run(const AttnParams& p, void* stream) override {
-    FA2B_CUDA_CHECK(naive_attention(p, workspace_.get(), static_cast<cudaStream_t>(stream)));
+    FA2B_CUDA_CHECK(
+        naive_attention(varlen_.apply(p), workspace_.get(), static_cast<cudaStream_t>(stream)));
   }
 
   void run_backward(const AttnBwdParams& p, void* stream) override {
@@ -47,10 +50,12 @@ class NaiveCudaBackend final : public Backend {
   void release() override {
     workspace_.reset();
     bwd_workspace_.reset();
+    varlen_.reset();
   }
 
  private:
   TrackedBuffer workspace_, bwd_workspace_;
+  DeviceVarlenArrays varlen_;
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "backends/cuda/cuda_backends.h"
+#include "backends/cuda/device_varlen.h"
 #include "core/shape_algebra.h"
 #include "runtime/cuda/cuda_check.h"
 #include "standard/standard_bwd.h"
@@ -96,7 +97,8 @@ class StandardCudaBackend final : public Backend {
     if (runs_backward(c.mode)) {
       bwd_ws_ = TrackedBuffer(tracker, standard_bwd_workspace_bytes(p), "standard dP and dS");
     }
-    stream_set_ = false;  // run() hands cuBLAS the new workspace
+    varlen_.prepare(c, tracker);  // padded only (the catalog): the lengths masking the keys
+    stream_set_ = false;          // run() hands cuBLAS the new workspace
   }
 
   void run(const AttnParams& p, void* stream) override {
@@ -151,7 +153,8 @@ class StandardCudaBackend final : public Backend {
         run_gemm(handle_, g);
       }
     }
-    FA2B_CUDA_CHECK(standard_softmax(p, S, P_.get(), static_cast<cudaStream_t>(stream)));
+    FA2B_CUDA_CHECK(
+        standard_softmax(varlen_.apply(p), S, P_.get(), static_cast<cudaStream_t>(stream)));
     // O^T (D x T_q, ld o_row) = V^T (D x T_k, ld v_row) * P^T (T_k x T_q, ld T_k).
     for (int b = 0; b < outer_b; ++b) {
       for (int hk = 0; hk < outer_h; ++hk) {
@@ -197,12 +200,14 @@ class StandardCudaBackend final : public Backend {
     S_.reset();
     P_.reset();
     ws_.reset();
+    varlen_.reset();
     stream_set_ = false;
   }
 
  private:
   cublasHandle_t handle_ = nullptr;
   TrackedBuffer S_, P_, ws_, bwd_ws_;
+  DeviceVarlenArrays varlen_;
   void* stream_ = nullptr;
   bool stream_set_ = false;
 };

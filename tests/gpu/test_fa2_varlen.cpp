@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: Apache-2.0
+// Variable-length batches on the GPU: the fa2 forward packed (cu_seqlens) and padded (seqused),
+// naive and standard padded, against the float64 reference. Lengths 0, 1, 17, 1000 and 4097 in
+// one batch, causal and not, grouped-query heads, fp16 and bf16, every fa2 head dim; O and LSE
+// poisoned with NaN first; the whole output must be written and finite, and nothing past its
+// end. A control shifts one sequence offset (or length) and must fail the same comparison.
+// Through the runner: the tracked peak is exactly the predicted one (the arrays included).
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "backends/shape_params.h"
+#include "common/device_utils.h"
+#include "common/numeric.h"
+#include "core/seq_lengths.h"
+#include "core/shape_algebra.h"
+#include "dev_buf.h"
+#include "fa2/fa2_fwd.h"
+#include "fwd_kernel_check.h"
+#include "gpu_available.h"
+#include "naive/naive_attn.h"
+#include "runner/case_runner.h"
+#include "runner/platform.h"
+#include "sweep_params.h"
+
+namespace fa2b {
+namespace {
+
+using sweep_params::DtypeDim;
+
+const std::vector<std::int64_t> kLengths = {17, 0, 1000, 1, 4097};
+constexpr std::int64_t kGuardBytes = 1 << 16;  // poisoned bytes after O's end
+
+Case varlen_case(Packing packing, DType dt, int D, bool causal, std::int64_t H_kv) {
+  Case c;
+  c.backend = c.role = "fa2";
+  c.lengths = kLengths;
+  c.B = static_cast<std::int64_t>(kLengths.size());
+  c.T_q = c.T_k = *std::max_element(kLengths.begin(), kLengths.end());
+  c.packing = packing;
+  c.layout = packing == Packing::packed ? Layout::bshd : Layout::bhsd;
+  c.H = 4;
+  c.H_kv = H_kv;
+  c.D = D;
+  c.dtype = dt;
+  c.causal = causal;
+  c.measure.seed = 77 + static_cast<std::uint64_t>(D);
+  return c;
+}
+
+struct Outcome {
+  double max_abs_err = 0, rel_l2_err = 0, lse_err = 0;
+  std::int64_t nonfinite = -1, guard_written = -1;
+};
+
+// Runs `kernel` on c's tensors (filled as the runner fills them) with the varlen arrays of
+// `arrays_from` (c itself, or a control with shifted lengths) and compares every sampled real
+// row of c with the float64 reference.
+template <typename Kernel>
+Outcome run_varlen(Kernel kernel, const Case& c, const Case& arrays_from) {
+  Outcome out;
+  const KernelDType kdt = c.dtype == DType::bf16 ? KernelDType::bf16 : KernelDType::fp16;
+  const TokenLayout ql = query_layout(c), kl = key_layout(c);
+  const Strides sq = tensor_strides(c.layout, c.H, ql.rows, c.D);
+  const Strides skv = tensor_strides(c.layout, c.H_kv, kl.rows, c.D);
+  const std::int64_t q_elems = ql.batches * c.H * ql.rows * c.D;
+  const std::int64_t kv_elems = kl.batches * c.H_kv * kl.rows * c.D;
+  const std::int64_t lse_elems = ql.batches * ql.rows * c.H;
+  DevBuf q(q_elems * 2), k(kv_elems * 2), v(kv_elems * 2), o(q_elems * 2 + kGuardBytes),
+      lse(lse_elems * sizeof(float)), arrays(4 * (2 * c.B + 2));
+  EXPECT_TRUE(q.ptr && k.ptr && v.ptr && o.ptr && lse.ptr && arrays.ptr);
+  const std::uint64_t seed = c.measure.seed;
+  const auto fill = [&](void* ptr, const TokenLayout& l, std::int64_t heads, const Strides& s,
+                        InputTensor which) {
+    EXPECT_EQ(fill_inputs(ptr, kdt, static_cast<int>(l.batches), static_cast<int>(heads),
+                          static_cast<int>(l.rows), static_cast<int>(c.D), s.b, s.h, s.t, seed,
+                          which, KernelInputDist::normal, nullptr),
+              cudaSuccess);
+  };
+  fill(q.ptr, ql, c.H, sq, InputTensor::q);
+  fill(k.ptr, kl, c.H_kv, skv, InputTensor::k);
+  fill(v.ptr, kl, c.H_kv, skv, InputTensor::v);
+  EXPECT_EQ(cudaMemset(o.ptr, 0xFF, q_elems * 2 + kGuardBytes), cudaSuccess);
+  EXPECT_EQ(cudaMemset(lse.ptr, 0xFF, lse_elems * sizeof(float)), cudaSuccess);
+
+  AttnParams p = shape_params(c);
+  p.q = q.ptr;
+  p.k = k.ptr;
+  p.v = v.ptr;
+  p.o = o.ptr;
+  p.lse = static_cast<float*>(lse.ptr);
+  std::vector<int> host;
+  if (c.packing == Packing::packed) {
+    for (const std::int64_t off : sequence_offsets(arrays_from))
+      host.push_back(static_cast<int>(off));
+    const std::size_t n = host.size();
+    for (std::size_t i = 0; i < n; ++i) host.push_back(host[i]);
+    p.cu_seqlens_q = static_cast<const int*>(arrays.ptr);
+    p.cu_seqlens_k = p.cu_seqlens_q + c.B + 1;
+  } else {
+    for (const std::int64_t n : arrays_from.lengths) host.push_back(static_cast<int>(n));
+    p.seqused = static_cast<const int*>(arrays.ptr);
+  }
+  EXPECT_EQ(cudaMemcpy(arrays.ptr, host.data(), host.size() * 4, cudaMemcpyHostToDevice),
+            cudaSuccess);
+  EXPECT_EQ(kernel(p), cudaSuccess);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+
+  EXPECT_EQ(count_nonfinite(o.ptr, kdt, q_elems, &out.nonfinite, nullptr), cudaSuccess);
+  std::vector<std::uint8_t> guard(kGuardBytes);
+  EXPECT_EQ(cudaMemcpy(guard.data(), static_cast<const std::uint8_t*>(o.ptr) + q_elems * 2,
+                       kGuardBytes, cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  out.guard_written =
+      std::count_if(guard.begin(), guard.end(), [](std::uint8_t x) { return x != 0xFF; });
+
+  const std::vector<RowRef> rows = sample_rows(c, 192, seed);
+  std::vector<double> ref, ref_lse;
+  reference_rows(c, rows, ref, ref_lse);
+  std::vector<std::uint16_t> raw(static_cast<std::size_t>(c.D));
+  std::vector<float> got;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const RowRef& row = rows[r];
+    const std::int64_t off =
+        ql.batch_of(row.b) * sq.b + row.h * sq.h + ql.row_of(row.b, row.i) * sq.t;
+    EXPECT_EQ(cudaMemcpy(raw.data(), static_cast<const std::uint16_t*>(o.ptr) + off, c.D * 2,
+                         cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    for (std::int64_t d = 0; d < c.D; ++d)
+      got.push_back(c.dtype == DType::bf16 ? bf16_to_float(raw[d]) : fp16_to_float(raw[d]));
+    // LSE: [H, total] packed (flash-attention's varlen layout), [B, H, T] padded.
+    const std::int64_t loff = c.packing == Packing::packed
+                                  ? row.h * ql.rows + ql.row_of(row.b, row.i)
+                                  : (row.b * c.H + row.h) * c.T_q + row.i;
+    float have = 0;
+    EXPECT_EQ(
+        cudaMemcpy(&have, static_cast<const float*>(lse.ptr) + loff, 4, cudaMemcpyDeviceToHost),
+        cudaSuccess);
+    out.lse_err =
+        std::max(out.lse_err, std::isfinite(have) ? std::abs(have - ref_lse[r])
+                                                  : std::numeric_limits<double>::infinity());
+  }
+  const Accuracy a = compare_rows(c, rows, ref, got);
+  out.max_abs_err = a.max_abs_err;
+  out.rel_l2_err = a.rel_l2_err;
+  return out;
+}
+
+cudaError_t run_fa2(const AttnParams& p) {
+  std::string why;
+  EXPECT_TRUE(fa2_fwd_supported(p, &why)) << why;
+  return fa2_fwd(p, nullptr);
+}
+
+void expect_matches(const Outcome& r, DType dt) {
+  EXPECT_EQ(r.nonfinite, 0) << "O has unwritten or non-finite elements";
+  EXPECT_EQ(r.guard_written, 0) << "bytes written past O's end";
+  EXPECT_LE(r.max_abs_err, fwd_check::max_abs_tol(dt));
+  EXPECT_LE(r.rel_l2_err, fwd_check::rel_l2_tol(dt));
+  EXPECT_LE(r.lse_err, 1e-2);
+}
+
+// The control's lengths: 17 | 1000 cut one token later (18 | 999), same tokens, same buffers.
+Case shifted(const Case& c) {
+  Case s = c;
+  s.lengths[0] += 1;
+  s.lengths[2] -= 1;
+  return s;
+}
+
+class Fa2VarlenSweep : public ::testing::TestWithParam<DtypeDim> {
+ protected:
+  void SetUp() override { FA2B_REQUIRE_GPU(); }
+};
+
+TEST_P(Fa2VarlenSweep, PackedAndPaddedMatchTheReference) {
+  const DtypeDim dd = GetParam();
+  for (Packing packing : {Packing::packed, Packing::padded})
+    for (bool causal : {false, true})
+      for (std::int64_t H_kv : {4, 2}) {
+        const Case c = varlen_case(packing, dd.dtype, dd.D, causal, H_kv);
+        SCOPED_TRACE(c.shape_key());
+        expect_matches(run_varlen(run_fa2, c, c), dd.dtype);
+      }
+}
+
+TEST_P(Fa2VarlenSweep, ShiftedOffsetsFail) {
+  const DtypeDim dd = GetParam();
+  for (Packing packing : {Packing::packed, Packing::padded}) {
+    const Case c = varlen_case(packing, dd.dtype, dd.D, true, 2);
+    SCOPED_TRACE(c.shape_key());
+    const Outcome r = run_varlen(run_fa2, c, shifted(c));
+    EXPECT_GT(r.max_abs_err, 10 * fwd_check::max_abs_tol(dd.dtype)) << "the control passed";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllDims, Fa2VarlenSweep,
+                         ::testing::ValuesIn(sweep_params::fa2_dtype_dims()),
+                         sweep_params::sweep_name);
+
+TEST(NaiveVarlen, PaddedMatchesTheReferenceAndTheControlFails) {
+  FA2B_REQUIRE_GPU();
+  for (DType dt : {DType::bf16, DType::fp16})
+    for (bool causal : {false, true}) {
+      Case c = varlen_case(Packing::padded, dt, 64, causal, 2);
+      c.backend = c.role = "naive";
+      SCOPED_TRACE(c.shape_key());
+      const std::int64_t bytes = naive_workspace_bytes(shape_params(c));
+      DevBuf ws(static_cast<std::size_t>(bytes));
+      const auto naive = [&](const AttnParams& p) { return naive_attention(p, ws.ptr, nullptr); };
+      expect_matches(run_varlen(naive, c, c), dt);
+      EXPECT_GT(run_varlen(naive, c, shifted(c)).max_abs_err, 10 * fwd_check::max_abs_tol(dt));
+    }
+}
+
+// Through the runner and the backends' prepare(): status, accuracy, and the tracked peak equal
+// to the prediction (the varlen arrays included); naive and standard refuse packed.
+TEST(GpuRunnerVarlen, BackendsRunTheirPackingsWithExactPeaks) {
+  FA2B_REQUIRE_GPU();
+  std::string why;
+  auto platform = make_cuda_platform(0, 0, &why);
+  ASSERT_NE(platform, nullptr) << why;
+  struct Run {
+    const char* backend;
+    Packing packing;
+    bool ok;
+  };
+  for (const Run& run :
+       {Run{"fa2", Packing::packed, true}, Run{"fa2", Packing::padded, true},
+        Run{"naive", Packing::padded, true}, Run{"standard", Packing::padded, true},
+        Run{"naive", Packing::packed, false}, Run{"standard", Packing::packed, false}}) {
+    Case c = varlen_case(run.packing, DType::bf16, 128, true, 2);
+    c.backend = c.role = run.backend;
+    c.measure.warmup = 1;
+    c.measure.min_samples = 2;
+    c.measure.max_samples = 3;
+    auto backend = make_backend(run.backend);
+    const CaseResult r = run_case(c, *backend, *platform);
+    SCOPED_TRACE(c.id());
+    if (!run.ok) {
+      EXPECT_EQ(r.status, Status::unsupported);
+      EXPECT_NE(r.reason.find("only padded"), std::string::npos) << r.reason;
+      continue;
+    }
+    ASSERT_EQ(r.status, Status::ok) << r.reason;
+    EXPECT_EQ(r.accuracy.nonfinite, 0);
+    EXPECT_LT(r.accuracy.max_abs_err, fwd_check::max_abs_tol(DType::bf16));
+    EXPECT_EQ(r.memory.peak_bytes, r.memory.predicted_bytes);
+    EXPECT_EQ(platform->tracker().current_bytes(), 0) << "leaked device memory";
+  }
+}
+
+}  // namespace
+}  // namespace fa2b
