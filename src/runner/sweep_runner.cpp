@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "build_info.h"
+#include "core/copy_bw.h"
 #include "core/gpu_peaks.h"
 #include "io/jsonl_writer.h"
 #include "runtime/device_info.h"
@@ -52,8 +53,7 @@ void record_copy_bw(ResultSet& rs) {
   const std::size_t n = measured.size();
   rs.device["copy_bw_gbs"] =
       n % 2 == 1 ? measured[n / 2] : 0.5 * (measured[n / 2 - 1] + measured[n / 2]);
-  rs.device["copy_bw_source"] =
-      "measured: device-to-device cudaMemcpy of 512 MiB, best of 5, bytes read plus written";
+  rs.device["copy_bw_source"] = "measured: " + copy_bw_method();
 }
 
 }  // namespace
