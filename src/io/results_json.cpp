@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/backend_catalog.h"
+#include "core/copy_bw.h"
 #include "core/seq_lengths.h"
 #include "core/shape_algebra.h"
 #include "io/atomic_file.h"
@@ -210,9 +211,10 @@ J conventions() {
       "vendor data sheets); pct_of_peak_bw: 100 * gbps / device.peak_bw_gbs; absent where the "
       "device or dtype has no peak (device.peaks_absent says why)";
   j["pct_of_copy_bw"] =
-      "100 * gbps / copy_bw_gbs, the device-to-device copy bandwidth the process running the "
-      "case measured at its start (cudaMemcpy of 512 MiB, best of 5, bytes read plus written "
-      "per second; device.copy_bw_gbs is the median over the cases); absent on the CPU target";
+      "100 * gbps / copy_bw_gbs, the copy bandwidth the process running the case measured at "
+      "its start (" +
+      copy_bw_method() +
+      "; device.copy_bw_gbs is the median over the cases); absent on the CPU target";
   j["peak_bytes"] = "tracked allocations during the case, inputs and outputs included";
   j["workspace_bytes"] = "tracked peak beyond Q, K, V, O and LSE (and dO, dQ, dK, dV)";
   j["saved_bytes"] =

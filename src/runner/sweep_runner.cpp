@@ -3,16 +3,18 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "build_info.h"
+#include "core/copy_bw.h"
 #include "core/gpu_peaks.h"
+#include "core/stats.h"
 #include "io/jsonl_writer.h"
 #include "runtime/device_info.h"
 
@@ -48,12 +50,8 @@ void record_copy_bw(ResultSet& rs) {
                                       : "no case finished with a copy-bandwidth measurement";
     return;
   }
-  std::sort(measured.begin(), measured.end());
-  const std::size_t n = measured.size();
-  rs.device["copy_bw_gbs"] =
-      n % 2 == 1 ? measured[n / 2] : 0.5 * (measured[n / 2 - 1] + measured[n / 2]);
-  rs.device["copy_bw_source"] =
-      "measured: device-to-device cudaMemcpy of 512 MiB, best of 5, bytes read plus written";
+  rs.device["copy_bw_gbs"] = summarize(std::move(measured)).median;
+  rs.device["copy_bw_source"] = "measured: " + copy_bw_method();
 }
 
 }  // namespace

@@ -9,8 +9,6 @@
 namespace fa2b {
 namespace {
 
-constexpr int kTimedCopies = 5;
-
 struct DeviceBuffer {
   void* p = nullptr;
   ~DeviceBuffer() { (void)cudaFree(p); }
@@ -45,7 +43,7 @@ double measure_copy_bw_gbs(std::size_t bytes, void* stream, std::string* why) {
   // Written once so the copies read real pages, not a lazily mapped range.
   if ((e = cudaMemsetAsync(src.p, 0, bytes, s)) != cudaSuccess) return fail(why, "memset", e);
   float best_ms = std::numeric_limits<float>::infinity();
-  for (int i = 0; i <= kTimedCopies; ++i) {  // i == 0: the warm-up
+  for (int i = 0; i <= kCopyProbeTimedCopies; ++i) {  // i == 0: the warm-up
     if ((e = cudaEventRecord(ev.start, s)) != cudaSuccess ||
         (e = cudaMemcpyAsync(dst.p, src.p, bytes, cudaMemcpyDeviceToDevice, s)) != cudaSuccess ||
         (e = cudaEventRecord(ev.stop, s)) != cudaSuccess ||

@@ -7,14 +7,12 @@
 #include <cstddef>
 #include <string>
 
+#include "core/copy_bw.h"
+
 namespace fa2b {
 
-// Bytes each of the probe's two buffers holds: far beyond any L2 (60 MiB on the H200), small
-// enough to leave room on any card the default build targets.
-inline constexpr std::size_t kCopyProbeBytes = std::size_t{512} << 20;
-
-// Best of a few device-to-device cudaMemcpyAsync calls of `bytes` on `stream` (a warm-up
-// first), as 1e9 bytes read plus written per second. NaN with `why` set when the buffers
+// Best of kCopyProbeTimedCopies device-to-device cudaMemcpyAsync calls of `bytes` on `stream`
+// (a warm-up first), as 1e9 bytes read plus written per second. NaN with `why` set when the buffers
 // cannot be allocated or a call fails; the buffers are freed before it returns either way.
 double measure_copy_bw_gbs(std::size_t bytes, void* stream, std::string* why);
 
