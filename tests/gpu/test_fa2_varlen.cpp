@@ -167,11 +167,18 @@ void expect_matches(const Outcome& r, DType dt) {
   EXPECT_LE(r.lse_err, 1e-2);
 }
 
-// The control's lengths: 17 | 1000 cut one token later (18 | 999), same tokens, same buffers.
+// The control's lengths. Packed: 17 | 1000 cut one token later (18 | 999), same tokens, same
+// buffers, so every row of the later sequences reads its neighbour's tokens. Padded: a one-token
+// shift of a causal sequence changes no real row (each row sees keys 0..i at either length), so
+// the first sequence shrinks to one token instead: its rows 1..16 then see key 0 alone.
 Case shifted(const Case& c) {
   Case s = c;
-  s.lengths[0] += 1;
-  s.lengths[2] -= 1;
+  if (c.packing == Packing::packed) {
+    s.lengths[0] += 1;
+    s.lengths[2] -= 1;
+  } else {
+    s.lengths[0] = 1;
+  }
   return s;
 }
 
