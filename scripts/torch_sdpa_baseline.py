@@ -231,7 +231,9 @@ def run_varlen_case(torch, F, sdpa_kernel, SDPBackend, backend, p, m, flush):
 
     result = {"status": "ok", "reason": ""}
     try:
-        with torch.inference_mode():
+        # no_grad, not inference_mode: the jagged nested tensor's transposes need version
+        # counters, which inference tensors do not have.
+        with torch.no_grad():
             start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record(); out = step(); stop.record(); torch.cuda.synchronize()
             first = start.elapsed_time(stop)

@@ -38,14 +38,15 @@
 // K/V tile is read once per group instead of once per query head. Only the addressing of Q and
 // O and the mask's row index change; the LSE and the split workspace stay linear in r.
 //
-// Variable-length batches (AttnParams::cu_seqlens_q / seqused, common/varlen.h) take no
-// template flag of their own: they run the kMasked instantiations (a non-causal one masks the
-// sequence's key tail only), where each CTA reads its sequence's lengths once at the start (one
-// branch), the grid covering the longest. Its key axis is the sequence's (t_k, diag of a seq_q x
-// seq_k attention), so the key loop and the masks run exactly as for a dense batch's T_k tail. A
-// packed sequence starts at row cu_seqlens_q[b] (cu_seqlens_k[b]) of tensors whose batch strides
-// are 0, and a CTA past its last row exits; a padded batch's padding rows are computed against the
-// sequence's keys (finite, never compared). Split-KV and GQA packing refuse varlen (the launcher).
+// Variable-length batches (AttnParams::cu_seqlens_q / seqused, common/varlen.h) run the kVarlen
+// instantiation of the masked kernel (a non-causal batch masks the sequence's key tail only), so
+// the dense instantiations compile as if varlen did not exist; each CTA reads its sequence's
+// lengths once at the start, the grid covering the longest. Its key axis is the sequence's (t_k,
+// diag of a seq_q x seq_k attention), so the key loop and the masks run exactly as for a dense
+// batch's T_k tail. A packed sequence starts at row cu_seqlens_q[b] (cu_seqlens_k[b]) of tensors
+// whose batch strides are 0, and a CTA past its last row exits; a padded batch's padding rows are
+// computed against the sequence's keys (finite, never compared). Split-KV and GQA packing refuse
+// varlen (the launcher).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -85,10 +86,12 @@ __device__ __forceinline__ int rows_end_unhoisted(const AttnParams& p, int b) {
 }
 
 template <typename Traits, typename T, bool kMasked, bool kSplit = false, bool kPacked = false,
-          bool kPadD = false>
+          bool kPadD = false, bool kVarlen = false>
 __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
     fa2_fwd_kernel(const AttnParams p, const Fa2Order order, const Fa2SplitKv split) {
   static_assert(!(kPadD && (kSplit || kPacked)), "padded head dims run the plain forward only");
+  static_assert(!kVarlen || (kMasked && !kSplit && !kPacked),
+                "variable-length batches run the masked plain forward only");
   constexpr int kBM = Traits::kBlockM;
   constexpr int kBN = Traits::kBlockN;
   constexpr int kD = Traits::kHeadDim;
@@ -162,11 +165,9 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
   const T* v = static_cast<const T*>(p.v) + b * p.v_batch_stride + h_kv * p.v_head_stride;
   T* o = static_cast<T*>(p.o) + b * p.o_batch_stride + h_q * p.o_head_stride;
   // The sequence's lengths and the rows it stores: T_q, T_k and T_q for a dense batch. Only the
-  // masked instantiations read a variable-length batch's (the launcher sends every varlen batch
-  // to them): they hold t_k and diag in registers anyway, where the unmasked ones keep T_k in
-  // the constant bank, and one register more spills their 255-register tiles.
+  // kVarlen instantiations read them, so the dense ones compile exactly as without varlen.
   int seq_q = p.T_q, seq_k = p.T_k, row_end = p.T_q;
-  if constexpr (kMasked) {
+  if constexpr (kVarlen) {
     seq_q = sequence_length_q(p, b);
     seq_k = sequence_length_k(p, b);
     row_end = stored_rows_q(p, b);
@@ -315,7 +316,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
   }
 
   // The rows this CTA stores, read again here rather than held across the key loop.
-  const int rows_stored = kPacked ? rows() : kMasked ? rows_end_unhoisted(p, b) : p.T_q;
+  const int rows_stored = kPacked ? rows() : kVarlen ? rows_end_unhoisted(p, b) : p.T_q;
 
   // Epilogue: normalise, stage this warp's rows in its own slice of sQ (only this warp ever
   // reads that slice), then store 16-byte chunks so the global writes are coalesced.
@@ -397,7 +398,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
   if (p.lse != nullptr && t == 0) {
     // A packed batch's LSE is [H, total_q] (flash-attention's varlen layout).
     float* lse =
-        p.lse + (kMasked && p.cu_seqlens_q != nullptr
+        p.lse + (kVarlen && p.cu_seqlens_q != nullptr
                      ? static_cast<std::int64_t>(h_q) * load_unhoisted(p.cu_seqlens_q + p.B) +
                            load_unhoisted(p.cu_seqlens_q + b)
                      : (static_cast<std::int64_t>(b) * p.H + h_q) * p.T_q);

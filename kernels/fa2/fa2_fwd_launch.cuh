@@ -18,10 +18,10 @@
 namespace fa2b {
 
 // kMasked: causal and / or a sliding window (the bounds come from p); kPadD: p.D padded into
-// the tile's wider head dim. See fa2_fwd_kernel.cuh.
-template <typename Traits, typename T, bool kMasked, bool kPadD = false>
+// the tile's wider head dim; kVarlen: a variable-length batch. See fa2_fwd_kernel.cuh.
+template <typename Traits, typename T, bool kMasked, bool kPadD = false, bool kVarlen = false>
 cudaError_t launch_fa2_fwd(const AttnParams& p, cudaStream_t stream, Fa2Order order) {
-  auto kernel = &fa2::fa2_fwd_kernel<Traits, T, kMasked, false, false, kPadD>;
+  auto kernel = &fa2::fa2_fwd_kernel<Traits, T, kMasked, false, false, kPadD, kVarlen>;
   // Above 48 KB of dynamic shared memory needs an opt-in; once per instantiation is enough.
   static const cudaError_t attr_err =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
@@ -66,14 +66,18 @@ cudaError_t launch_fa2_fwd_decode_plan(const AttnParams& p, const Fa2SplitKv& sp
   return launch_fa2_fwd_decode<Traits, T, kMasked, true, false>(p, split, stream);
 }
 
-// The masked launches (causal, windows) use the causal tile table, the others the plain one.
-template <typename T, int kHeadDim, bool kMasked>
+// The masked launches (causal, windows, variable-length batches) use the causal tile table,
+// the others the plain one.
+template <typename T, int kHeadDim, bool kMasked, bool kVarlen = false>
 cudaError_t launch_fa2_fwd_tile(const AttnParams& p, cudaStream_t stream, Fa2FwdTile tile,
                                 Fa2Order order) {
+  static_assert(kMasked || !kVarlen, "variable-length batches take the masked kernel");
   if constexpr (kMasked) {
     return tile == Fa2FwdTile::kSmallGrid
-               ? launch_fa2_fwd<Fa2CausalTraits<kHeadDim, true>, T, true>(p, stream, order)
-               : launch_fa2_fwd<Fa2CausalTraits<kHeadDim, false>, T, true>(p, stream, order);
+               ? launch_fa2_fwd<Fa2CausalTraits<kHeadDim, true>, T, true, false, kVarlen>(p, stream,
+                                                                                          order)
+               : launch_fa2_fwd<Fa2CausalTraits<kHeadDim, false>, T, true, false, kVarlen>(
+                     p, stream, order);
   } else {
     return tile == Fa2FwdTile::kSmallGrid
                ? launch_fa2_fwd<Fa2Traits<kHeadDim, true>, T, false>(p, stream, order)
@@ -86,17 +90,19 @@ cudaError_t run_fa2_fwd(const AttnParams& p, cudaStream_t stream) {
   const bool small = fa2_small_grid(p);
   // The grid class's tile, or the other class's where the device's shared memory per block is
   // too small for it (fa2_tile_choice.h); a tile that fits nowhere is never launched.
-  // A variable-length batch runs the masked instantiation (fa2_fwd_kernel.cuh says why).
-  const bool masked = attn_masked(p) || attn_varlen(p);
+  // A variable-length batch runs the masked kernel's kVarlen instantiation (fa2_fwd_kernel.cuh).
+  const bool varlen = attn_varlen(p);
+  const bool masked = attn_masked(p) || varlen;
   const std::optional<Fa2FwdTile> tile = choose_fwd_tile(kHeadDim, masked, small, fa2_smem_limit());
   if (!tile) return cudaErrorInvalidConfiguration;
   // Causal and windowed launches share the masked instantiation and its CTA orders (under a
   // window the m-blocks cost about the same, so the order matters less there).
   if (masked) {
-    if (small) {
-      return launch_fa2_fwd_tile<T, kHeadDim, true>(p, stream, *tile,
-                                                    fa2_causal_order(Fa2Order::kHeavyFirst));
-    }
+    const auto launch_masked = [&](Fa2Order order) {
+      return varlen ? launch_fa2_fwd_tile<T, kHeadDim, true, true>(p, stream, *tile, order)
+                    : launch_fa2_fwd_tile<T, kHeadDim, true>(p, stream, *tile, order);
+    };
+    if (small) return launch_masked(fa2_causal_order(Fa2Order::kHeavyFirst));
     // Heavy-first spreads the resident CTAs over every head, so it only pays while all heads'
     // K/V stay within reach of L2 (fa2_traits.h); beyond, head-major keeps each head's K/V hot.
     const long long kv_bytes =
@@ -105,7 +111,7 @@ cudaError_t run_fa2_fwd(const AttnParams& p, cudaStream_t stream) {
         kv_bytes <= fa2_heavy_first_max_kv_bytes() && p.T_q >= fa2_heavy_first_min_tq<kHeadDim>()
             ? Fa2Order::kHeavyFirst
             : Fa2Order::kHeadMajor;
-    return launch_fa2_fwd_tile<T, kHeadDim, true>(p, stream, *tile, fa2_causal_order(order));
+    return launch_masked(fa2_causal_order(order));
   }
   return launch_fa2_fwd_tile<T, kHeadDim, false>(p, stream, *tile, Fa2Order::kHeadMajor);
 }
@@ -115,15 +121,19 @@ cudaError_t run_fa2_fwd(const AttnParams& p, cudaStream_t stream) {
 // the small-grid launches above, or head-major on large grids.
 template <typename T, int kHeadDim>
 cudaError_t run_fa2_fwd_padded(const AttnParams& p, cudaStream_t stream) {
-  const bool masked = attn_masked(p) || attn_varlen(p);  // as run_fa2_fwd
+  const bool varlen = attn_varlen(p);
+  const bool masked = attn_masked(p) || varlen;  // as run_fa2_fwd
   if (p.D >= kHeadDim ||
       choose_fwd_tile(kHeadDim, masked, true, fa2_smem_limit()) != Fa2FwdTile::kSmallGrid) {
     return cudaErrorInvalidConfiguration;
   }
   if (masked) {
-    const Fa2Order order = fa2_small_grid(p) ? Fa2Order::kHeavyFirst : Fa2Order::kHeadMajor;
-    return launch_fa2_fwd<Fa2CausalTraits<kHeadDim, true>, T, true, true>(p, stream,
-                                                                          fa2_causal_order(order));
+    const Fa2Order order =
+        fa2_causal_order(fa2_small_grid(p) ? Fa2Order::kHeavyFirst : Fa2Order::kHeadMajor);
+    return varlen
+               ? launch_fa2_fwd<Fa2CausalTraits<kHeadDim, true>, T, true, true, true>(p, stream,
+                                                                                      order)
+               : launch_fa2_fwd<Fa2CausalTraits<kHeadDim, true>, T, true, true>(p, stream, order);
   }
   return launch_fa2_fwd<Fa2Traits<kHeadDim, true>, T, false, true>(p, stream, Fa2Order::kHeadMajor);
 }
