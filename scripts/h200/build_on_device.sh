@@ -9,6 +9,13 @@ cd "$(dirname "$0")/../.."
 # backend builds as a stub that says so).
 source scripts/h200/env.sh
 build=${FA2BENCH_BUILD_DIR:-build-h200}
+# Without the carried headers CMake would fail to configure, and a later configure in the same
+# build directory could pair the carried RE2 headers with a library cached from the image (seen
+# as heap corruption in every fa2bench command): stop before either happens.
+if [ ! -d .carry/deps/usr/include ]; then
+  echo "build_on_device.sh: .carry/deps is missing: pass carry=[\".carry\"] to the device call" >&2
+  exit 2
+fi
 # The carried libraries (RE2) at run time too, for whoever sources this build.
 export LD_LIBRARY_PATH=$PWD/.carry/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # The copy on the GPU machine has no .git: the commit travels in .carry/git_sha.
