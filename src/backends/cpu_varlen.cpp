@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "backends/cpu_varlen.h"
 
+#include <cstring>
 #include <vector>
 
 #include "backends/cpu_common.h"
@@ -9,37 +10,8 @@
 namespace fa2b::cpu {
 
 void VarlenArrays::prepare(const Case& c, MemoryTracker& tracker) {
-  reset();
-  if (!c.varlen()) return;
-  packed_ = c.packing == Packing::packed;
-  B_ = static_cast<int>(c.B);
-  // Packed: the query and the key offsets (B + 1 each, equal for self-attention lengths);
-  // padded: the B lengths.
-  const std::size_t count = packed_ ? 2 * (c.lengths.size() + 1) : c.lengths.size();
-  TrackedBuffer buffer(tracker, count * sizeof(int), "varlen sequence offsets / lengths");
-  int* out = buffer.as<int>();
-  if (packed_) {
-    std::int64_t offset = 0;
-    for (std::size_t b = 0; b <= c.lengths.size(); ++b) {
-      out[b] = out[c.lengths.size() + 1 + b] = static_cast<int>(offset);
-      if (b < c.lengths.size()) offset += c.lengths[b];
-    }
-  } else {
-    for (std::size_t b = 0; b < c.lengths.size(); ++b) out[b] = static_cast<int>(c.lengths[b]);
-  }
-  buffer_ = std::move(buffer);
-}
-
-AttnParams VarlenArrays::apply(const AttnParams& p) const {
-  AttnParams out = p;
-  if (buffer_.get() == nullptr) return out;
-  if (packed_) {
-    out.cu_seqlens_q = buffer_.as<int>();
-    out.cu_seqlens_k = buffer_.as<int>() + B_ + 1;
-  } else {
-    out.seqused = buffer_.as<int>();
-  }
-  return out;
+  prepare_with(c, tracker,
+               [](void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); });
 }
 
 void write_padding_rows(const AttnParams& p, int b) {

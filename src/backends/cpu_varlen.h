@@ -7,24 +7,18 @@
 
 #include <limits>
 
+#include "backends/varlen_arrays.h"
 #include "common/attn_params.h"
 #include "core/case.h"
 #include "runtime/memory_tracker.h"
 
 namespace fa2b::cpu {
 
-class VarlenArrays {
+// The arrays in host memory (backends/varlen_arrays.h), as a GPU backend's are on its device.
+class VarlenArrays : public fa2b::VarlenArrays {
  public:
   // Allocates and fills the case's arrays; nothing for a dense case.
   void prepare(const Case& c, MemoryTracker& tracker);
-  // `p` with the arrays set (unchanged for a dense case).
-  AttnParams apply(const AttnParams& p) const;
-  void reset() { buffer_.reset(); }
-
- private:
-  TrackedBuffer buffer_;
-  bool packed_ = false;
-  int B_ = 0;
 };
 
 // A padded batch's rows past sequence b's length in every head: O zeros, LSE -inf (when p.lse
