@@ -146,6 +146,10 @@ def time_samples(torch, step, m, flush):
     while len(samples) < int(m.get("max_samples", 100)):
         if m.get("l2_flush", True):
             flush.zero_()
+        # A short GPU spin keeps PyTorch's host-side dispatch (Python, the SDPA dispatcher,
+        # cuDNN graph-cache lookups: tens of microseconds) out of the timed region, as
+        # fa2bench's C++ launch is kept out by its L2 flush: the host queues start, kernel and
+        # stop while the GPU still spins, so they run back to back.
         torch.cuda._sleep(SPIN_CYCLES)
         start.record(); o = step(); stop.record(); del o; stop.synchronize()
         samples.append(start.elapsed_time(stop))
@@ -324,26 +328,8 @@ def run_case(torch, F, sdpa_kernel, SDPBackend, backend, p, m, flush, with_lse=F
                 acc.update(verify_grads(torch, q.detach(), k.detach(), v.detach(), d_o, g,
                                         causal))
             del out, g
-            for _ in range(int(m.get("warmup", 3))):
-                o = step(); del o
-            samples, t0 = [], time.time()
-            while len(samples) < int(m.get("max_samples", 100)):
-                if m.get("l2_flush", True):
-                    flush.zero_()
-                # A short GPU spin keeps PyTorch's host-side dispatch (Python, the SDPA
-                # dispatcher, cuDNN graph-cache lookups: tens of microseconds) out of the timed
-                # region, as fa2bench's C++ launch is kept out by its L2 flush: the host queues
-                # start, kernel and stop while the GPU still spins, so they run back to back.
-                torch.cuda._sleep(SPIN_CYCLES)
-                start.record(); o = step(); stop.record(); del o; stop.synchronize()
-                samples.append(start.elapsed_time(stop))
-                if len(samples) >= int(m.get("min_samples", 10)):
-                    s = stats(samples)
-                    if (s["p90"] - s["p10"]) / s["median"] <= float(m.get("target_rel_spread", 0.02)):
-                        break
-                    if time.time() - t0 >= float(m.get("max_time_s", 5)):
-                        break
-        s = stats(samples); s["first"] = first
+            s = time_samples(torch, step, m, flush)
+        s["first"] = first
         result.update(time_ms=s, peak=peak, io=io, accuracy=acc)
     except torch.cuda.OutOfMemoryError as e:
         result.update(status="oom", reason=str(e).split("\n")[0])
