@@ -21,10 +21,14 @@
 #include "backends/shape_params.h"
 #include "common/numeric.h"
 #include "core/case.h"
+#include "dtype_values.h"
 #include "verify/reference.h"
 
 namespace fa2b {
 namespace {
+
+using test_values::get;
+using test_values::put;
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
@@ -71,25 +75,6 @@ struct HostTensors {
     p.v = v.data();
     p.o = o.data();
     p.lse = lse.data();
-  }
-
-  static void put(DType dt, std::vector<std::uint8_t>& buf, std::int64_t idx, float x) {
-    if (dt == DType::fp32) {
-      std::memcpy(buf.data() + idx * 4, &x, 4);
-      return;
-    }
-    const std::uint16_t bits = dt == DType::fp16 ? float_to_fp16(x) : float_to_bf16(x);
-    std::memcpy(buf.data() + idx * 2, &bits, 2);
-  }
-  static float get(DType dt, const std::vector<std::uint8_t>& buf, std::int64_t idx) {
-    if (dt == DType::fp32) {
-      float x;
-      std::memcpy(&x, buf.data() + idx * 4, 4);
-      return x;
-    }
-    std::uint16_t bits;
-    std::memcpy(&bits, buf.data() + idx * 2, 2);
-    return dt == DType::fp16 ? fp16_to_float(bits) : bf16_to_float(bits);
   }
 
   static void fill(const Case& c, int tensor, std::vector<std::uint8_t>& buf, const Strides& s,

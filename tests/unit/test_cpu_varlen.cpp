@@ -18,6 +18,7 @@
 #include "common/numeric.h"
 #include "core/seq_lengths.h"
 #include "core/shape_algebra.h"
+#include "dtype_values.h"
 #include "verify/reference.h"
 
 namespace fa2b {
@@ -43,25 +44,8 @@ Case varlen_case(std::vector<std::int64_t> lengths, Packing packing, std::int64_
   return c;
 }
 
-void put(DType dt, std::vector<std::uint8_t>& buf, std::int64_t idx, float x) {
-  if (dt == DType::fp32) {
-    std::memcpy(buf.data() + idx * 4, &x, 4);
-    return;
-  }
-  const std::uint16_t bits = dt == DType::fp16 ? float_to_fp16(x) : float_to_bf16(x);
-  std::memcpy(buf.data() + idx * 2, &bits, 2);
-}
-
-float get(DType dt, const std::vector<std::uint8_t>& buf, std::int64_t idx) {
-  if (dt == DType::fp32) {
-    float x;
-    std::memcpy(&x, buf.data() + idx * 4, 4);
-    return x;
-  }
-  std::uint16_t bits;
-  std::memcpy(&bits, buf.data() + idx * 2, 2);
-  return dt == DType::fp16 ? fp16_to_float(bits) : bf16_to_float(bits);
-}
+using test_values::get;
+using test_values::put;
 
 // The runner's tensors of a varlen case (core/seq_lengths.h's TokenLayout): inputs filled at
 // their logical index, O and LSE poisoned, O followed by a poisoned guard.
