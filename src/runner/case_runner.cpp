@@ -298,7 +298,8 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
     return r;
   }
   const Support varlen = catalog_varlen_support(c, c.backend);
-  const Support support = varlen.ok ? backend.supports(c, platform.info()) : varlen;
+  const Support paged = varlen.ok ? catalog_paged_support(c, c.backend) : varlen;
+  const Support support = paged.ok ? backend.supports(c, platform.info()) : paged;
   if (!support.ok) {
     r.status = Status::unsupported;
     r.reason = support.reason;
