@@ -11,6 +11,7 @@
 #include "backends/backend.h"
 #include "config/config.h"
 #include "core/paged_kv.h"
+#include "core/shape_algebra.h"
 #include "io/results_json.h"
 
 namespace fa2b {
@@ -194,6 +195,40 @@ TEST(PagedKv, OnlyTheCatalogsPagedBackendsRunItForwardOnly) {
   c.kv_layout = KvLayout::contiguous;
   c.page_size = 0;
   EXPECT_TRUE(catalog_paged_support(c, "fa2").ok);
+}
+
+TEST(PagedPlan, PredictedBytesCountThePoolsAndTheTableInsteadOfKAndV) {
+  Case c;
+  c.backend = c.role = "cpu-flash";
+  c.B = 3;
+  c.H = 8;
+  c.H_kv = 2;
+  c.T_q = 4;
+  c.T_k = 1000;
+  c.D = 40;
+  c.dtype = DType::bf16;
+  Case paged = c;
+  paged.kv_layout = KvLayout::paged;
+  paged.page_size = 256;
+  // 4 pages of 256 rows per sequence (the last holds 232 of them), 12 pages in the pool.
+  const std::int64_t pool = 12 * 256 * 2 * 40 * 2, table = 12 * 4;
+  const std::int64_t kv = 2 * 3 * 2 * 1000 * 40 * 2;
+  EXPECT_EQ(page_pool_bytes(paged), pool);
+  EXPECT_EQ(page_table_bytes(paged), table);
+  EXPECT_EQ(io_bytes(paged) - io_bytes(c), 2 * pool + table - kv);
+  EXPECT_EQ(predicted_memory(paged).predicted_bytes - predicted_memory(c).predicted_bytes,
+            2 * pool + table - kv);
+  EXPECT_EQ(*plan_metric_value(paged, "page_pool_bytes"), 2.0 * pool);
+  EXPECT_EQ(*plan_metric_value(paged, "page_table_bytes"), 1.0 * table);
+  EXPECT_EQ(*plan_metric_value(c, "page_pool_bytes"), 0.0);
+  EXPECT_EQ(*plan_metric_value(c, "page_table_bytes"), 0.0);
+  // A materialising backend adds its scores on top, the same for both layouts.
+  c.backend = paged.backend = "cpu-naive";
+  EXPECT_EQ(predicted_memory(paged).predicted_bytes - predicted_memory(c).predicted_bytes,
+            2 * pool + table - kv);
+  // Pages of 16 divide 1008 rows out of 1000: 63 per sequence.
+  paged.page_size = 16;
+  EXPECT_EQ(page_pool_bytes(paged), 3 * 63 * 16 * 2 * 40 * 2);
 }
 
 }  // namespace
