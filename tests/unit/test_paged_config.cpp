@@ -190,8 +190,24 @@ TEST(PagedKv, OnlyTheCatalogsPagedBackendsRunItForwardOnly) {
     EXPECT_FALSE(s.ok) << gpu;
     EXPECT_EQ(s.reason, std::string("paged KV layout: not built for ") + gpu + " yet");
   }
+  // The catalog's paged_kv is the one list: every CUDA entry (the dev variants too) refuses a
+  // paged case with its name in the reason, the CPU target reads one.
+  int cuda = 0;
+  for (const BackendEntry& e : backend_catalog()) {
+    const Support s = catalog_paged_support(c, e.name);
+    EXPECT_EQ(s.ok, e.paged_kv) << e.name;
+    if (e.device == BackendDevice::cuda) {
+      ++cuda;
+      EXPECT_EQ(s.reason, "paged KV layout: not built for " + e.name + " yet");
+    }
+  }
+  EXPECT_GE(cuda, 7);
+  EXPECT_TRUE(catalog_paged_support(c, "cpu-naive").ok);
+  EXPECT_TRUE(catalog_paged_support(c, "cpu-flash").ok);
   c.mode = Mode::fwd_bwd;
   EXPECT_NE(catalog_paged_support(c, "fa2").reason.find("forward only"), std::string::npos);
+  EXPECT_NE(catalog_paged_support(c, "cpu-flash").reason.find("forward only"), std::string::npos);
+  c.mode = Mode::fwd;
   c.kv_layout = KvLayout::contiguous;
   c.page_size = 0;
   EXPECT_TRUE(catalog_paged_support(c, "fa2").ok);
