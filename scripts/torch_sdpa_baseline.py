@@ -516,6 +516,11 @@ def main():
                 # no flash one), so a windowed case is recorded as such rather than run wrong.
                 r = {"status": "unsupported",
                      "reason": "sliding window: torch SDPA takes none (this script runs no masks)"}
+            elif p.get("kv_layout", "contiguous") != "contiguous":
+                # SDPA reads contiguous K and V; timing them would label a contiguous run paged.
+                r = {"status": "unsupported",
+                     "reason": "paged KV cache: torch SDPA takes no page table (this script runs "
+                               "contiguous K and V only)"}
             elif "lengths" in p:
                 r = run_varlen_case(torch, F, sdpa_kernel, SDPBackend, b, p, m, flush)
             else:

@@ -25,6 +25,11 @@
 //           length are padding (any finite output; not compared).
 // Each sequence is masked as a T_q = T_k = length attention of its own (its causal diagonal
 // and window bottom-right aligned at its own end).
+//
+// A paged KV cache (dense batches only) sets block_table: k and v point to pools of pages,
+// [num_pages, page_size, H_kv, D], and key row j of sequence b lives in page
+// block_table[b * pages_per_seq + j / page_size], row j % page_size. The k/v batch strides are
+// then the page strides (page_size * H_kv * D), the head and row strides those inside a page.
 #pragma once
 
 #include <cstdint>
@@ -53,7 +58,9 @@ struct AttnParams {
   KernelDType dtype = KernelDType::fp16;
   const int* cu_seqlens_q = nullptr;  // packed variable-length batch: B + 1 offsets
   const int* cu_seqlens_k = nullptr;
-  const int* seqused = nullptr;  // padded variable-length batch: B lengths
+  const int* seqused = nullptr;      // padded variable-length batch: B lengths
+  const int* block_table = nullptr;  // paged KV cache: [B, pages_per_seq] physical pages
+  int page_size = 0, pages_per_seq = 0;
 };
 
 // The backward of one attention call (training). `fwd` holds the forward's tensors, all read

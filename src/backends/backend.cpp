@@ -41,6 +41,19 @@ Support catalog_varlen_support(const Case& c, std::string_view backend) {
   return Support::no(why);
 }
 
+Support catalog_paged_support(const Case& c, std::string_view backend) {
+  if (!c.paged()) return Support::yes();
+  if (runs_backward(c.mode)) {
+    return Support::no(fmt::format(
+        "paged KV layout runs forward only: a paged cache is an inference layout and no "
+        "backward reads one (mode {})",
+        to_string(c.mode)));
+  }
+  const BackendEntry* e = find_backend_entry(backend);
+  if (e && e->paged_kv) return Support::yes();
+  return Support::no(fmt::format("paged KV layout: not built for {} yet", backend));
+}
+
 Support no_window_support(const Case& c, std::string_view backend, std::string_view why) {
   if (!c.window.bounded()) return Support::yes();
   return Support::no(fmt::format("{} has no sliding window (window {} asked): {}", backend,

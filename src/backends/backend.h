@@ -79,6 +79,11 @@ Support catalog_mode_support(const Case& c, std::string_view backend);
 // a packing its entry does not list. The runner asks this before supports().
 Support catalog_varlen_support(const Case& c, std::string_view backend);
 
+// Whether the backend's catalog entry reads a paged KV cache: yes for a contiguous case; for a
+// paged one no in a training mode (a paged cache is an inference layout: no backward is built)
+// and for a backend whose entry does not set paged_kv. The runner asks this before supports().
+Support catalog_paged_support(const Case& c, std::string_view backend);
+
 // supports() of a backend that masks causally but has no sliding window: yes for a case without
 // one, else "<backend> has no sliding window (window [16, 16] asked): <why>".
 Support no_window_support(const Case& c, std::string_view backend, std::string_view why);

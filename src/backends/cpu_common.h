@@ -67,11 +67,22 @@ inline int kv_head(const AttnParams& p, int h) {
 inline std::int64_t q_offset(const AttnParams& p, int b, int h, std::int64_t t) {
   return b * p.q_batch_stride + h * p.q_head_stride + t * p.q_row_stride;
 }
+// A paged KV cache gathers each key row through the page table: row t of sequence b is row
+// t % page_size of its physical page (the batch strides are then page strides).
+inline std::int64_t kv_block(const AttnParams& p, int b, std::int64_t t) {
+  if (p.block_table == nullptr) return b;
+  return p.block_table[static_cast<std::int64_t>(b) * p.pages_per_seq + t / p.page_size];
+}
+inline std::int64_t kv_row(const AttnParams& p, std::int64_t t) {
+  return p.block_table == nullptr ? t : t % p.page_size;
+}
 inline std::int64_t k_offset(const AttnParams& p, int b, int hk, std::int64_t t) {
-  return b * p.k_batch_stride + hk * p.k_head_stride + t * p.k_row_stride;
+  return kv_block(p, b, t) * p.k_batch_stride + hk * p.k_head_stride +
+         kv_row(p, t) * p.k_row_stride;
 }
 inline std::int64_t v_offset(const AttnParams& p, int b, int hk, std::int64_t t) {
-  return b * p.v_batch_stride + hk * p.v_head_stride + t * p.v_row_stride;
+  return kv_block(p, b, t) * p.v_batch_stride + hk * p.v_head_stride +
+         kv_row(p, t) * p.v_row_stride;
 }
 inline std::int64_t o_offset(const AttnParams& p, int b, int h, std::int64_t t) {
   return b * p.o_batch_stride + h * p.o_head_stride + t * p.o_row_stride;

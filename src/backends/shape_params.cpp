@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "core/paged_kv.h"
 #include "core/seq_lengths.h"
 
 namespace fa2b {
@@ -21,6 +22,15 @@ AttnParams shape_params(const Case& c) {
   p.k_row_stride = p.v_row_stride = kv.t;
   if (c.varlen() && c.packing == Packing::packed) {
     p.q_batch_stride = p.o_batch_stride = p.k_batch_stride = p.v_batch_stride = 0;
+  }
+  // A paged cache's pools are [num_pages, page_size, H_kv, D] whatever the layout of Q and O;
+  // the runner sets block_table.
+  if (c.paged()) {
+    p.k_batch_stride = p.v_batch_stride = c.page_size * c.H_kv * c.D;
+    p.k_head_stride = p.v_head_stride = c.D;
+    p.k_row_stride = p.v_row_stride = c.H_kv * c.D;
+    p.page_size = static_cast<int>(c.page_size);
+    p.pages_per_seq = static_cast<int>(pages_per_seq(c));
   }
   p.B = static_cast<int>(c.B);
   p.H = static_cast<int>(c.H);

@@ -97,7 +97,8 @@ bool same_shape(const Case& a, const Case& b) {
   return a.B == b.B && a.H == b.H && a.H_kv == b.H_kv && a.T_q == b.T_q && a.T_k == b.T_k &&
          a.D == b.D && a.dtype == b.dtype && a.causal == b.causal && a.window == b.window &&
          a.layout == b.layout && a.mode == b.mode && a.lengths == b.lengths &&
-         (!a.varlen() || a.packing == b.packing);
+         (!a.varlen() || a.packing == b.packing) && a.kv_layout == b.kv_layout &&
+         a.page_size == b.page_size;
 }
 
 const CaseResult* find_partner(const Case& c, const std::string& backend,

@@ -42,7 +42,9 @@ std::string group_key(const Case& c, const std::string& axis) {
                      to_string(c.layout), to_string(c.mode)) +
          // A variable-length batch's lengths (B and T follow from them) and packing.
          (c.varlen() ? fmt::format(" L={}/{}", fmt::join(c.lengths, ","), to_string(c.packing))
-                     : std::string());
+                     : std::string()) +
+         // A paged KV cache and its page size.
+         (c.paged() ? fmt::format(" paged{}", c.page_size) : std::string());
 }
 
 struct Group {

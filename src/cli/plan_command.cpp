@@ -10,6 +10,7 @@
 #include "cli/model_commands.h"
 #include "cli/tables.h"
 #include "core/backend_catalog.h"
+#include "core/paged_kv.h"
 #include "core/seq_lengths.h"
 #include "core/shape_algebra.h"
 #include "io/atomic_file.h"
@@ -73,6 +74,27 @@ void print_varlen_plan(const std::vector<Case>& cases) {
       "compute (a padded batch: the B x longest shape, padding included; packed: useful).\n");
 }
 
+// Paged KV caches: their pages, the pools that replace the contiguous K and V in "inputs" and
+// "predicted", and the page table. Nothing when every case is contiguous.
+void print_paged_plan(const std::vector<Case>& cases) {
+  if (std::none_of(cases.begin(), cases.end(), [](const Case& c) { return c.paged(); })) return;
+  fmt::print("\n{:<11} {:<48} {:>9} {:>8} {:>11} {:>11} {:>13}\n", "backend", "shape", "page",
+             "pages", "K+V pools", "page table", "K+V contig.");
+  for (const Case& c : cases) {
+    if (!c.paged()) continue;
+    const std::int64_t contiguous = 2 * c.B * c.H_kv * c.T_k * c.D * dtype_bytes(c.dtype);
+    fmt::print("{:<11} {:<48} {:>9} {:>8} {:>11} {:>11} {:>13}\n", c.backend, c.shape_key(),
+               c.page_size, num_pages(c), human_bytes(static_cast<double>(2 * page_pool_bytes(c))),
+               human_bytes(static_cast<double>(page_table_bytes(c))),
+               human_bytes(static_cast<double>(contiguous)));
+  }
+  fmt::print(
+      "Paged KV caches: K and V live in pools of B * ceil(T_k / page) pages of [page, H_kv, D]\n"
+      "(the last page of a sequence partly used) plus an int32 page table [B, pages per\n"
+      "sequence]; inputs and predicted count the pools and the table instead of contiguous K, "
+      "V.\n");
+}
+
 int run_plan(const PlanArgs& a) {
   const auto config = load_config_or_report(a.config, ConfigOverrides{a.set, a.backends});
   if (!config) return kExitUsage;
@@ -122,6 +144,7 @@ int run_plan(const PlanArgs& a) {
                m.predicted_bytes <= memory ? "yes" : "NO");
   }
   print_varlen_plan(config->cases);
+  print_paged_plan(config->cases);
   // The memory model of each backend is its catalog entry's (core/backend_catalog.cpp).
   const std::string materialising = catalog_names_prose(materialises_scores);
   fmt::print(

@@ -12,8 +12,10 @@ constexpr std::int64_t kMaxVariant = 1 << 16;
 
 const std::vector<std::string>& grid_axis_names() {
   static const std::vector<std::string> names = {
-      "B",     "H",      "H_kv",   "T",      "T_q",     "T_k",  "lengths", "D",
-      "dtype", "causal", "window", "layout", "packing", "mode", "variant"};
+      "B", "H", "H_kv", "T", "T_q", "T_k", "lengths", "D", "dtype", "causal", "window", "layout",
+      "packing", "mode", "variant",
+      // Last, so that the order of every config written before them stays as it was.
+      "kv_layout", "page_size"};
   return names;
 }
 
@@ -50,6 +52,9 @@ json case_axis_value(const Case& c, std::string_view axis) {
   if (axis == "layout") return std::string(to_string(c.layout));
   if (axis == "mode") return std::string(to_string(c.mode));
   if (axis == "variant") return c.variant;
+  if (axis == "kv_layout") return std::string(to_string(c.kv_layout));
+  // The page size as the grid set it (a contiguous case's is refused once where/exclude ran).
+  if (axis == "page_size") return c.page_size > 0 ? json(c.page_size) : json();
   return json();
 }
 
@@ -104,6 +109,27 @@ std::optional<json> check_window(const json& v, const std::string& pointer, Erro
   return out;
 }
 
+// One page size: a power of two from kMinPageSize to kMaxPageSize tokens.
+std::optional<json> check_page_size(const json& v, const std::string& pointer, Errors& errors) {
+  const std::string allowed = "a power of two from " + std::to_string(kMinPageSize) + " to " +
+                              std::to_string(kMaxPageSize) + " (tokens per page)";
+  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX)) {
+    errors.add(pointer, "expected page_size as " + allowed + ", got " + show(v));
+    return std::nullopt;
+  }
+  const std::int64_t n = v.get<std::int64_t>();
+  if (n < kMinPageSize || n > kMaxPageSize) {
+    errors.add(pointer, "page_size " + std::to_string(n) + " is out of range; give " + allowed);
+    return std::nullopt;
+  }
+  if ((n & (n - 1)) != 0) {
+    errors.add(pointer,
+               "page_size " + std::to_string(n) + " is not a power of two; give " + allowed);
+    return std::nullopt;
+  }
+  return json(n);
+}
+
 }  // namespace
 
 bool is_value_list(std::string_view axis, const json& v) {
@@ -139,6 +165,9 @@ std::optional<json> check_axis_scalar(std::string_view axis, const json& v,
   if (axis == "window") return check_window(v, pointer, errors);
   if (axis == "lengths") return check_lengths(v, pointer, errors);
   if (axis == "packing") return check_name(v, {"padded", "packed"}, "packing", pointer, errors);
+  if (axis == "kv_layout")
+    return check_name(v, {"contiguous", "paged"}, "kv_layout", pointer, errors);
+  if (axis == "page_size") return check_page_size(v, pointer, errors);
   if (axis == "causal") {
     const auto b = get_bool(v, pointer, errors);
     if (!b) return std::nullopt;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sweeps: validate each one and expand its grid into cases, in a deterministic order.
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 
@@ -135,6 +136,31 @@ void set_axis(Case& c, const std::string& axis, const json& v) {
   if (axis == "packing") c.packing = *parse_packing(v.get<std::string>());
   if (axis == "mode") c.mode = *parse_mode(v.get<std::string>());
   if (axis == "variant") c.variant = static_cast<int>(v.get<std::int64_t>());
+  if (axis == "kv_layout") c.kv_layout = *parse_kv_layout(v.get<std::string>());
+  if (axis == "page_size") c.page_size = v.get<std::int64_t>();
+}
+
+// A paged case's page table: what contradicts it (pointer, message), or nothing. Paged combines
+// with dense batches only, and its page indices are int32.
+std::vector<std::pair<std::string, std::string>> paged_problems(
+    const Case& c, const std::optional<std::string>& kv_layout_at,
+    const std::optional<std::string>& lengths_at) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!c.paged()) return out;
+  const std::string at = kv_layout_at.value_or("/defaults/kv_layout");
+  if (c.varlen()) {
+    out.emplace_back(at, "kv_layout \"paged\" with lengths (given at " + lengths_at.value_or("?") +
+                             "): a paged KV cache is built for dense batches only, not for "
+                             "variable-length ones; give the paged points a sweep without "
+                             "lengths, or kv_layout \"contiguous\"");
+    return out;
+  }
+  const std::int64_t pages = c.B * ((c.T_k + c.page_size - 1) / c.page_size);
+  if (pages > INT32_MAX) {
+    out.emplace_back(at, "a paged KV cache of " + std::to_string(pages) +
+                             " pages (B * ceil(T_k / page_size)) overflows the int32 page table");
+  }
+  return out;
 }
 
 // A variant other than 0 for a backend that has none, or beyond the count its catalog entry
@@ -233,6 +259,8 @@ void expand_one(const json& sweep, const std::string& sp, const AxisMap& default
   if (!varlen_axes.T) varlen_axes.T = pointer_of(axes, "T_k");
   varlen_axes.grid_B = pointer_of(grid, "B");
   varlen_axes.layout = pointer_of(axes, "layout");
+  const std::optional<std::string> kv_layout_at = pointer_of(axes, "kv_layout");
+  const std::optional<std::string> page_size_at = pointer_of(axes, "page_size");
 
   MeasureSettings measure = top_measure;
   if (sweep.contains("measure")) {
@@ -340,9 +368,14 @@ void expand_one(const json& sweep, const std::string& sp, const AxisMap& default
       }
     }
     if (!has_hkv) c.H_kv = c.H;
+    if (c.paged() && c.page_size == 0) c.page_size = kDefaultPageSize;
 
     bool shape_ok = true;
     for (const auto& [pointer, msg] : finish_varlen(c, varlen_axes)) {
+      if (reported.insert(msg).second) errors.add(pointer, msg);
+      shape_ok = false;
+    }
+    for (const auto& [pointer, msg] : paged_problems(c, kv_layout_at, varlen_axes.lengths)) {
       if (reported.insert(msg).second) errors.add(pointer, msg);
       shape_ok = false;
     }
@@ -377,6 +410,17 @@ void expand_one(const json& sweep, const std::string& sp, const AxisMap& default
               std::to_string(c.window.right) +
               " would be ignored; give right 0 or -1 with causal, or causal: false to look ahead";
           if (reported.insert(msg).second) errors.add(axes.at("window").pointer, msg);
+          continue;
+        }
+        // Pages exist only in the paged layout; like the window above this is refused after
+        // where / exclude.
+        if (!c.paged() && c.page_size != 0) {
+          const std::string msg =
+              "page_size " + std::to_string(c.page_size) +
+              " with kv_layout \"contiguous\": only a paged KV cache has pages; give page_size "
+              "in a sweep whose kv_layout is \"paged\" (a sweep of its own for the paged points "
+              "when contiguous ones are wanted too), or leave it out";
+          if (reported.insert(msg).second) errors.add(page_size_at.value_or(where_given), msg);
           continue;
         }
         Case k = c;

@@ -55,6 +55,9 @@ struct BackendEntry {
   // Why it does not run the other packings, when there is more to say than that (appended to
   // the unsupported reason).
   std::string varlen_note;
+  // Reads K and V of a paged KV cache through its page table (Case::kv_layout paged, forward
+  // only); false: the runner records such a case `unsupported` without asking the backend.
+  bool paged_kv = false;
   // One line for `fa2bench backends` and the README table.
   std::string description;
   // A dev-variant backend: its cases take the parameter `variant` (core/case.h; 0 is the

@@ -77,6 +77,14 @@ std::optional<Packing> parse_packing(std::string_view s) {
   if (s == "packed") return Packing::packed;
   return std::nullopt;
 }
+std::string_view to_string(KvLayout k) {
+  return k == KvLayout::contiguous ? "contiguous" : "paged";
+}
+std::optional<KvLayout> parse_kv_layout(std::string_view s) {
+  if (s == "contiguous") return KvLayout::contiguous;
+  if (s == "paged") return KvLayout::paged;
+  return std::nullopt;
+}
 int dtype_bytes(DType d) {
   return d == DType::fp32 ? 4 : 2;
 }
@@ -99,6 +107,7 @@ std::string Case::shape_key() const {
   } else if (window.right >= 0) {
     s += fmt::format("/wr{}", window.right);
   }
+  if (paged()) s += fmt::format("/paged{}", page_size);
   if (varlen()) s += fmt::format("/{}", to_string(packing));
   const bool packed = varlen() && packing == Packing::packed;
   if (layout != Layout::bhsd && !packed) s += fmt::format("/{}", to_string(layout));

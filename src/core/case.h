@@ -21,6 +21,12 @@ enum class InputDist { normal, uniform, large, nan };
 // framework without a variable-length API runs; packed: the tokens concatenated
 // ((total_tokens, H, D), cu_seqlens offsets), flash-attention's varlen API.
 enum class Packing { padded, packed };
+// Where K and V live. contiguous: one [B, H_kv, T_k, D] tensor each (in the case's layout);
+// paged: a pool of pages of page_size rows, [num_pages, page_size, H_kv, D] (flash-attention's
+// block_table layout), each (batch, logical page) mapped to a physical page through an int32
+// page table [B, ceil(T_k / page_size)] that is a seeded random permutation of the pages
+// (core/paged_kv.h), so that a kernel cannot rely on contiguity.
+enum class KvLayout { contiguous, paged };
 
 std::string_view to_string(DType);
 std::string_view to_string(Layout);
@@ -36,6 +42,11 @@ std::optional<Mode> parse_mode(std::string_view);
 std::optional<InputDist> parse_input_dist(std::string_view);
 std::string_view to_string(Packing);
 std::optional<Packing> parse_packing(std::string_view);
+std::string_view to_string(KvLayout);
+std::optional<KvLayout> parse_kv_layout(std::string_view);
+// Page sizes a paged case takes: powers of two from kMinPageSize to kMaxPageSize tokens;
+// kDefaultPageSize when a paged case names none.
+inline constexpr std::int64_t kMinPageSize = 16, kMaxPageSize = 256, kDefaultPageSize = 64;
 int dtype_bytes(DType);
 
 // Raw samples a case can keep in results (the first ones, in the order taken): enough for a
@@ -123,6 +134,10 @@ struct Case {
   // A packed batch's tensors are token-major, (total_tokens, H, D): layout is bshd.
   Packing packing = Packing::padded;
   bool varlen() const { return !lengths.empty(); }
+  // A paged KV cache (dense batches only): tokens per page; 0 for a contiguous one.
+  KvLayout kv_layout = KvLayout::contiguous;
+  std::int64_t page_size = 0;
+  bool paged() const { return kv_layout == KvLayout::paged; }
   // Which kernel variant a dev-variant backend runs (catalog entry `variants`, e.g. fa2-dev):
   // 0 is the shipped kernel, 1.. the tuning candidates (`fa2bench tune`). Always 0 for others.
   int variant = 0;
@@ -134,7 +149,8 @@ struct Case {
   // of results written before modes and windows), and so does a variant other than 0 ("/v3",
   // last). A variable-length batch replaces -T<n> with its lengths' tag (-L=uniform512-8192s1,
   // -L=list-<hash of the lengths>; core/seq_lengths.h) and adds /padded or /packed after the
-  // mask (packed leaves out the /bshd it implies).
+  // mask (packed leaves out the /bshd it implies). A paged KV cache adds /paged<page_size>
+  // after the mask and window.
   std::string id() const;
   // The id without the backend ("B1-H32-T2048-D128/fp16/causal"; with a variant's tag).
   std::string shape_key() const;

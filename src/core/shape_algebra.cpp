@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/attention_mask.h"
+#include "core/paged_kv.h"
 #include "core/seq_lengths.h"
 
 namespace fa2b {
@@ -87,7 +88,10 @@ double executed_flops(const Case& c) {
 std::int64_t io_bytes(const Case& c) {
   const std::int64_t e = dtype_bytes(c.dtype);
   const std::int64_t qo = 2 * query_elems(c) * e;
-  const std::int64_t kv = 2 * key_elems(c) * e;
+  // A paged cache holds K and V in whole pages (the last one of a sequence partly used) and
+  // adds its int32 page table.
+  const std::int64_t kv =
+      c.paged() ? 2 * page_pool_bytes(c) + page_table_bytes(c) : 2 * key_elems(c) * e;
   const std::int64_t lse = query_rows(c) * c.H * 4;
   return qo + kv + lse;
 }
@@ -187,7 +191,9 @@ const std::vector<std::string>& plan_metric_names() {
                                                  "useful_flops",
                                                  "executed_flops",
                                                  "total_tokens",
-                                                 "padding_ratio"};
+                                                 "padding_ratio",
+                                                 "page_pool_bytes",
+                                                 "page_table_bytes"};
   return names;
 }
 
@@ -205,6 +211,9 @@ std::optional<double> plan_metric_value(const Case& c, std::string_view name) {
   if (name == "executed_flops") return executed_flops(c);
   if (name == "total_tokens") return static_cast<double>(total_tokens(c));
   if (name == "padding_ratio") return padding_ratio(c);
+  // K's and V's pools together; 0 for a contiguous case, like the page table.
+  if (name == "page_pool_bytes") return static_cast<double>(2 * page_pool_bytes(c));
+  if (name == "page_table_bytes") return static_cast<double>(page_table_bytes(c));
   return std::nullopt;
 }
 

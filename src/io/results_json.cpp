@@ -46,6 +46,11 @@ J params_block(const Case& c) {
          {"layout", to_string(c.layout)},
          {"mode", to_string(c.mode)}};
   if (c.variant != 0 || takes_variants(c.backend)) p["variant"] = c.variant;
+  // Only for a paged KV cache, so that the params of every other case stay as they were.
+  if (c.paged()) {
+    p["kv_layout"] = to_string(c.kv_layout);
+    p["page_size"] = c.page_size;
+  }
   // Only for a variable-length batch, so that the params of every other case stay as they were.
   if (c.varlen()) {
     p["lengths"] = c.lengths;

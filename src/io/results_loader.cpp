@@ -189,6 +189,23 @@ void read_varlen(const Reader& rd, const json& p, const std::string& pp, Case& c
   }
 }
 
+// A paged KV cache's params (absent for a contiguous case, and in files written before pages).
+void read_kv_layout(const Reader& rd, const json& p, const std::string& pp, Case& c) {
+  const json* v = rd.find(p, "kv_layout");
+  if (!v) return;
+  c.kv_layout =
+      rd.enum_value<KvLayout>(rd.to_string(*v, pp + "/kv_layout"), pp + "/kv_layout", "kv_layout",
+                              [](std::string_view x) { return parse_kv_layout(x); });
+  if (!c.paged()) return;
+  c.page_size = rd.req_int(p, pp, "page_size");
+  if (c.page_size < kMinPageSize || c.page_size > kMaxPageSize ||
+      (c.page_size & (c.page_size - 1)) != 0) {
+    rd.fail(pp + "/page_size",
+            fmt::format("expected a power of two from {} to {}", kMinPageSize, kMaxPageSize));
+  }
+  if (c.varlen()) rd.fail(pp + "/kv_layout", "a paged KV cache with lengths (dense batches only)");
+}
+
 CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
   rd.expect_object(j, at);
   CaseResult r;
@@ -230,6 +247,7 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
                                  [](std::string_view x) { return parse_mode(x); });
   }
   read_varlen(rd, p, pp, c);
+  read_kv_layout(rd, p, pp, c);
   std::int64_t variant = 0;
   rd.opt_int(p, pp, "variant", variant);
   if (variant < 0 || variant > (1 << 16)) rd.fail(pp + "/variant", "expected 0 to 65536");

@@ -24,7 +24,9 @@ const char* const kColumns[] = {
     // Last, so that the columns before keep their places.
     "window_left", "window_right",
     // Variable-length batches (empty for a dense case).
-    "packing", "total_tokens", "padding_ratio", "executed_flops"};
+    "packing", "total_tokens", "padding_ratio", "executed_flops",
+    // A paged KV cache (page_size empty for a contiguous one).
+    "kv_layout", "page_size"};
 
 }  // namespace
 
@@ -99,7 +101,9 @@ std::string results_csv_text(const ResultSet& rs) {
                                c.varlen() ? std::string(to_string(c.packing)) : "",
                                c.varlen() ? std::to_string(total_tokens(c)) : "",
                                c.varlen() ? csv_number(padding_ratio(c)) : "",
-                               c.varlen() ? csv_number(executed_flops(c)) : ""};
+                               c.varlen() ? csv_number(executed_flops(c)) : "",
+                               std::string(to_string(c.kv_layout)),
+                               c.paged() ? std::to_string(c.page_size) : ""};
     static_assert(sizeof(row) / sizeof(row[0]) == sizeof(kColumns) / sizeof(kColumns[0]));
     for (std::size_t i = 0; i < std::size(row); ++i) {
       if (i) out += ',';

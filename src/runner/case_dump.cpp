@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "core/paged_kv.h"
 #include "io/atomic_file.h"
 #include "io/npy_writer.h"
 #include "io/results_json.h"
@@ -55,16 +56,32 @@ std::string dump_case(const std::string& dir, std::int64_t max_bytes, const Case
     const TensorDesc& d;
   } list[] = {{"q", t.q, t.qd}, {"k", t.k, t.kd}, {"v", t.v, t.vd}, {"o", t.o, t.od}};
   std::vector<unsigned char> host;
+  const bool paged = c.paged() && t.page_table != nullptr;
   for (const auto& e : list) {
-    host.resize(bytes_of(c, e.d));
+    const bool pool = paged && (e.ptr == t.k || e.ptr == t.v);
+    host.resize(pool ? static_cast<std::size_t>(page_pool_bytes(c)) : bytes_of(c, e.d));
     platform.copy_to_host(host.data(), e.ptr, host.size());
-    const auto shape = shape_of(c, e.d);
+    const auto shape =
+        pool ? std::vector<std::int64_t>{num_pages(c), c.page_size, c.H_kv, c.D} : shape_of(c, e.d);
     write_npy((out / (std::string(e.name) + ".npy")).string(), descr, shape, host.data(),
               host.size());
     tensors[e.name] = {{"file", std::string(e.name) + ".npy"},
                        {"shape", shape},
                        {"npy_dtype", descr},
                        {"dtype", to_string(c.dtype)}};
+  }
+  if (paged) {
+    std::vector<std::int32_t> table(static_cast<std::size_t>(num_pages(c)));
+    platform.copy_to_host(table.data(), t.page_table, table.size() * sizeof(std::int32_t));
+    write_npy((out / "page_table.npy").string(), "<i4", {c.B, pages_per_seq(c)}, table.data(),
+              table.size() * sizeof(std::int32_t));
+    tensors["page_table"] = {
+        {"file", "page_table.npy"},
+        {"shape", {c.B, pages_per_seq(c)}},
+        {"npy_dtype", "<i4"},
+        {"note",
+         "k and v are page pools [num_pages, page_size, H_kv, D]: key j of sequence b "
+         "is k[page_table[b, j // page_size], j % page_size]"}};
   }
   const auto n = static_cast<std::int64_t>(rows.size());
   write_npy((out / "ref_o.npy").string(), "<f8", {n, c.D}, ref.data(), ref.size() * sizeof(double));

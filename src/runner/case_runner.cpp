@@ -14,11 +14,13 @@
 #include "common/numeric.h"
 #include "core/gpu_peaks.h"
 #include "core/gpu_state.h"
+#include "core/paged_kv.h"
 #include "core/seq_lengths.h"
 #include "core/shape_algebra.h"
 #include "core/stats.h"
 #include "core/throttled_samples.h"
 #include "runner/case_dump.h"
+#include "runner/paged_staging.h"
 #include "runtime/nvtx_range.h"
 #include "verify/reference.h"
 #include "verify/reference_grad.h"
@@ -33,9 +35,10 @@ double ms_since(Clock::time_point start) {
 }
 
 // The case's tensors, owned through the platform's tracker. The training modes add dO (like
-// O) and the gradients dQ, dK, dV (like Q, K, V).
+// O) and the gradients dQ, dK, dV (like Q, K, V). A paged case's k and v are its page pools
+// (kd and vd still describe the logical tensors) and page_table its int32 table.
 struct CaseTensors {
-  TrackedBuffer q, k, v, o, lse;
+  TrackedBuffer q, k, v, o, lse, page_table;
   TrackedBuffer d_o, dq, dk, dv;
   TensorDesc qd, kd, vd, od;
 };
@@ -57,8 +60,16 @@ CaseTensors allocate(const Case& c, MemoryTracker& tracker) {
   t.vd = t.kd;
   t.od = t.qd;
   t.q = TrackedBuffer(tracker, tensor_bytes(c, t.qd), "Q");
-  t.k = TrackedBuffer(tracker, tensor_bytes(c, t.kd), "K");
-  t.v = TrackedBuffer(tracker, tensor_bytes(c, t.vd), "V");
+  if (c.paged()) {
+    const auto pool = static_cast<std::size_t>(page_pool_bytes(c));
+    t.k = TrackedBuffer(tracker, pool, "K pages");
+    t.v = TrackedBuffer(tracker, pool, "V pages");
+    t.page_table =
+        TrackedBuffer(tracker, static_cast<std::size_t>(page_table_bytes(c)), "page table");
+  } else {
+    t.k = TrackedBuffer(tracker, tensor_bytes(c, t.kd), "K");
+    t.v = TrackedBuffer(tracker, tensor_bytes(c, t.vd), "V");
+  }
   t.o = TrackedBuffer(tracker, tensor_bytes(c, t.od), "O");
   t.lse = TrackedBuffer(tracker, static_cast<std::size_t>(query_rows(c) * c.H) * 4, "LSE");
   if (runs_backward(c.mode)) {
@@ -87,7 +98,24 @@ AttnParams params_for(const Case& c, const CaseTensors& t) {
   p.v = t.v.get();
   p.o = t.o.get();
   p.lse = t.lse.as<float>();
+  if (c.paged()) p.block_table = t.page_table.as<int>();
   return p;
+}
+
+// K and V of a paged case: the host platform fills them in their logical layout (the values
+// of a contiguous case, bit for bit), they are scattered into pages through the seeded page
+// table, and pools and table are copied to the platform.
+void fill_paged_kv(const Case& c, const CaseTensors& t, Platform& platform, InputDist dist) {
+  const std::vector<std::int32_t> table = page_table(c);
+  const std::unique_ptr<Platform> host = make_host_platform();
+  std::vector<unsigned char> logical(tensor_bytes(c, t.kd));
+  for (const auto& [which, pool] :
+       {std::pair{InputTensor::k, t.k.get()}, std::pair{InputTensor::v, t.v.get()}}) {
+    host->fill(logical.data(), t.kd, c.dtype, c.measure.seed, which, dist);
+    const std::vector<unsigned char> pages = scatter_to_pages(c, logical.data(), t.kd, table);
+    platform.copy_from_host(pool, pages.data(), pages.size());
+  }
+  platform.copy_from_host(t.page_table.get(), table.data(), table.size() * sizeof(std::int32_t));
 }
 
 float to_float(const void* base, std::int64_t i, DType dt) {
@@ -268,7 +296,8 @@ void verify_and_dump(const Case& c, const CaseTensors& t, const std::function<vo
   r.accuracy = verify(c, t, platform, vd);
   if (runs_backward(c.mode)) verify_grads(c, t, vd.rows, platform, r.accuracy);
   if (dump) {
-    const DumpTensors dt{t.q.get(), t.k.get(), t.v.get(), t.o.get(), t.qd, t.kd, t.vd, t.od};
+    const DumpTensors dt{t.q.get(), t.k.get(), t.v.get(), t.o.get(),         t.qd,
+                         t.kd,      t.vd,      t.od,      t.page_table.get()};
     std::string warning;
     try {
       warning = dump_case(dump->dir, dump->max_bytes, c, dt, vd.rows, vd.ref, vd.ref_lse, platform);
@@ -298,7 +327,8 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
     return r;
   }
   const Support varlen = catalog_varlen_support(c, c.backend);
-  const Support support = varlen.ok ? backend.supports(c, platform.info()) : varlen;
+  const Support paged = varlen.ok ? catalog_paged_support(c, c.backend) : varlen;
+  const Support support = paged.ok ? backend.supports(c, platform.info()) : paged;
   if (!support.ok) {
     r.status = Status::unsupported;
     r.reason = support.reason;
@@ -315,8 +345,12 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
     const AttnParams p = params_for(c, t);
     const InputDist dist = c.measure.inputs;
     platform.fill(t.q.get(), t.qd, c.dtype, c.measure.seed, InputTensor::q, dist);
-    platform.fill(t.k.get(), t.kd, c.dtype, c.measure.seed, InputTensor::k, dist);
-    platform.fill(t.v.get(), t.vd, c.dtype, c.measure.seed, InputTensor::v, dist);
+    if (c.paged()) {
+      fill_paged_kv(c, t, platform, dist);
+    } else {
+      platform.fill(t.k.get(), t.kd, c.dtype, c.measure.seed, InputTensor::k, dist);
+      platform.fill(t.v.get(), t.vd, c.dtype, c.measure.seed, InputTensor::v, dist);
+    }
     const bool backward = runs_backward(c.mode);
     if (backward) platform.fill(t.d_o.get(), t.od, c.dtype, c.measure.seed, InputTensor::d_o, dist);
     const AttnBwdParams bp = bwd_params_for(p, t);

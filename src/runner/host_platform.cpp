@@ -59,6 +59,9 @@ class HostPlatform final : public Platform {
   void copy_to_host(void* dst, const void* src, std::size_t bytes) override {
     std::memcpy(dst, src, bytes);
   }
+  void copy_from_host(void* dst, const void* src, std::size_t bytes) override {
+    std::memcpy(dst, src, bytes);
+  }
 
   double time_ms(const std::function<void()>& launch, bool) override {
     const auto t0 = std::chrono::steady_clock::now();

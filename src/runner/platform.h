@@ -38,6 +38,8 @@ class Platform {
   virtual void poison(void* ptr, std::size_t bytes) = 0;
   virtual std::int64_t count_nonfinite(const void* ptr, DType dtype, std::int64_t n) = 0;
   virtual void copy_to_host(void* dst, const void* src, std::size_t bytes) = 0;
+  // Host memory to the platform's (a paged case's pools and page table, staged on the host).
+  virtual void copy_from_host(void* dst, const void* src, std::size_t bytes) = 0;
   // Times one call of `launch` in milliseconds (device events on CUDA, a steady clock on the
   // host), flushing the L2 cache first when `flush` is set and the platform has one.
   virtual double time_ms(const std::function<void()>& launch, bool flush) = 0;

@@ -376,7 +376,7 @@ TEST_F(ReportTest, CsvHeaderAndRows) {
       "max_abs_err_dk,mean_abs_err_dk,rel_l2_err_dk,max_abs_err_dv,mean_abs_err_dv,"
       "rel_l2_err_dv,nonfinite_grad,key_rows_checked,window_left,window_right,packing,total_tokens,"
       "padding_ratio,"
-      "executed_flops");
+      "executed_flops,kv_layout,page_size");
   EXPECT_EQ(row0.rfind("naive/B1-H32-Hkv8-T2048-D128/bf16/causal/bshd,seed,naive,naive,1,32,8,"
                        "2048,2048,128,bf16,true,bshd,fwd,cuda,ok,,3.32,",
                        0),
@@ -386,11 +386,12 @@ TEST_F(ReportTest, CsvHeaderAndRows) {
   // The reason has a comma and quotes: quoted, quotes doubled; missing numbers are empty.
   EXPECT_NE(row2.find(",oom,\"needs 12.0 GiB, \"\"budget\"\" 8.0 GiB\",,,,"), std::string::npos)
       << row2;
-  // No window: both bounds -1 (unbounded); a dense case leaves the four varlen columns empty.
-  EXPECT_EQ(row0.substr(row0.size() - 10), ",-1,-1,,,,") << row0;
+  // No window: both bounds -1 (unbounded); a dense case leaves the four varlen columns empty,
+  // and a contiguous one the page size.
+  EXPECT_EQ(row0.substr(row0.size() - 22), ",-1,-1,,,,,contiguous,") << row0;
   std::size_t columns = 1;
   for (char ch : header) columns += ch == ',';
-  EXPECT_EQ(columns, 55u);
+  EXPECT_EQ(columns, 57u);
 }
 
 TEST_F(ReportTest, DeviceIndexIsWrittenOnlyForCasesOnADeviceAndRoundTrips) {

@@ -97,6 +97,9 @@ class ThrottlingPlatform final : public Platform {
   void copy_to_host(void* dst, const void* src, std::size_t bytes) override {
     host_->copy_to_host(dst, src, bytes);
   }
+  void copy_from_host(void* dst, const void* src, std::size_t bytes) override {
+    host_->copy_from_host(dst, src, bytes);
+  }
   double time_ms(const std::function<void()>& launch, bool flush) override {
     return host_->time_ms(launch, flush);
   }

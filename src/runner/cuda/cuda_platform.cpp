@@ -78,6 +78,11 @@ class CudaPlatform final : public Platform {
     FA2B_CUDA_CHECK(cudaStreamSynchronize(stream_.s));
   }
 
+  void copy_from_host(void* dst, const void* src, std::size_t bytes) override {
+    FA2B_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_.s));
+    FA2B_CUDA_CHECK(cudaStreamSynchronize(stream_.s));
+  }
+
   double time_ms(const std::function<void()>& launch, bool flush) override {
     if (flush) FA2B_CUDA_CHECK(cudaMemsetAsync(flush_, 0, flush_bytes_, stream_.s));
     FA2B_CUDA_CHECK(cudaEventRecord(start_.e, stream_.s));
