@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "config/config.h"
+#include "config_errors.h"
 
 namespace fa2b {
 namespace {
+
+using test_config::errors_of;
 
 using json = nlohmann::json;
 
@@ -25,15 +28,6 @@ json model_config(const json& grid_changes) {
     }
   }
   return j;
-}
-
-std::vector<std::string> errors_of(const json& j) {
-  try {
-    parse_config(j, "m.json");
-  } catch (const ConfigError& e) {
-    return e.messages();
-  }
-  return {};
 }
 
 // The one error message that starts with `pointer`, or "" when none does.

@@ -5,10 +5,14 @@
 
 #include "backends/backend.h"
 #include "config/config.h"
+#include "config_errors.h"
 #include "core/shape_algebra.h"
 
 namespace fa2b {
 namespace {
+
+using test_config::errors_of;
+using test_config::has_error;
 
 using json = nlohmann::json;
 
@@ -20,21 +24,6 @@ json with_grid(const json& grid) {
   })");
   for (const auto& item : grid.items()) j["sweeps"][0]["grid"][item.key()] = item.value();
   return j;
-}
-
-std::vector<std::string> errors_of(const json& j) {
-  try {
-    parse_config(j, "test.json");
-  } catch (const ConfigError& e) {
-    return e.messages();
-  }
-  return {};
-}
-
-bool has_error(const json& j, const std::string& sub) {
-  for (const auto& m : errors_of(j))
-    if (m.find(sub) != std::string::npos) return true;
-  return false;
 }
 
 TEST(TrainingConfig, ModeAxisExpandsAndTagsOnlyTrainingIds) {

@@ -12,12 +12,16 @@
 #include "backends/backend.h"
 #include "checks/check_common.h"
 #include "config/config.h"
+#include "config_errors.h"
 #include "core/seq_lengths.h"
 #include "core/shape_algebra.h"
 #include "io/results_json.h"
 
 namespace fa2b {
 namespace {
+
+using test_config::errors_of;
+using test_config::has_error;
 
 using json = nlohmann::json;
 
@@ -29,25 +33,6 @@ json with_grid(const json& grid) {
   })");
   j["sweeps"][0]["grid"] = grid;
   return j;
-}
-
-std::vector<std::string> errors_of(const json& j) {
-  try {
-    parse_config(j, "v.json");
-  } catch (const ConfigError& e) {
-    return e.messages();
-  }
-  return {};
-}
-
-::testing::AssertionResult has_error(const json& j, const std::string& sub) {
-  const auto msgs = errors_of(j);
-  for (const auto& m : msgs) {
-    if (m.find(sub) != std::string::npos) return ::testing::AssertionSuccess();
-  }
-  auto r = ::testing::AssertionFailure() << "no error contains \"" << sub << "\"; got:";
-  for (const auto& m : msgs) r << "\n  " << m;
-  return r;
 }
 
 const json kUniform = json::parse(R"({"dist": "uniform", "min": 512, "max": 8192, "seed": 1})");

@@ -8,10 +8,14 @@
 #include <vector>
 
 #include "config/config.h"
+#include "config_errors.h"
 #include "io/results_json.h"
 
 namespace fa2b {
 namespace {
+
+using test_config::errors_of;
+using test_config::has_error;
 
 using json = nlohmann::json;
 
@@ -23,26 +27,6 @@ json with_grid(const json& grid) {
   })");
   if (!grid.empty()) j["sweeps"][0]["grid"] = grid;
   return j;
-}
-
-std::vector<std::string> errors_of(const json& j, const ConfigOverrides& o = {}) {
-  try {
-    parse_config(j, "w.json", o);
-  } catch (const ConfigError& e) {
-    return e.messages();
-  }
-  return {};
-}
-
-::testing::AssertionResult has_error(const json& j, const std::string& sub,
-                                     const ConfigOverrides& o = {}) {
-  const auto msgs = errors_of(j, o);
-  for (const auto& m : msgs) {
-    if (m.find(sub) != std::string::npos) return ::testing::AssertionSuccess();
-  }
-  auto r = ::testing::AssertionFailure() << "no error contains \"" << sub << "\"; got:";
-  for (const auto& m : msgs) r << "\n  " << m;
-  return r;
 }
 
 std::vector<SlidingWindow> windows_of(const Config& c, const std::string& backend) {
