@@ -185,14 +185,17 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
   // plain load of the row statistics would hold its warps at the store to shared memory for a
   // whole global-memory latency per query block. Rows past T_q land as zeros: their Q and dO
   // are zero too, so their P (exp2(0) = 1) meets only zeros in dV, dK and dQ.
-  auto load_query_block = [&](int it) {
+  auto load_query_block = [&](int it, int h, int m0) {
     const int st = kStages == 2 ? (it & 1) : 0;
-    const int h = h_kv * group + it / m_count;
-    const int m0 = (m_first + it % m_count) * kBM;
     const T* q = static_cast<const T*>(f.q) + b * f.q_batch_stride + h * f.q_head_stride;
     const T* d_o = static_cast<const T*>(p.d_o) + b * f.o_batch_stride + h * f.o_head_stride;
-    load_tile<Traits, kBM>(sQ0 + st * kBM * kPitch, q, f.q_row_stride, m0, f.T_q, tid);
-    load_tile<Traits, kBM>(sdO0 + st * kBM * kPitch, d_o, f.o_row_stride, m0, f.T_q, tid);
+    if (m0 + kBM <= f.T_q) {
+      load_full_tile<Traits, kBM>(sQ0 + st * kBM * kPitch, q, f.q_row_stride, m0, tid);
+      load_full_tile<Traits, kBM>(sdO0 + st * kBM * kPitch, d_o, f.o_row_stride, m0, tid);
+    } else {
+      load_tile<Traits, kBM>(sQ0 + st * kBM * kPitch, q, f.q_row_stride, m0, f.T_q, tid);
+      load_tile<Traits, kBM>(sdO0 + st * kBM * kPitch, d_o, f.o_row_stride, m0, f.T_q, tid);
+    }
     if (tid < 2 * kBM) {
       const int r = tid % kBM;
       const bool in = m0 + r < f.T_q;
@@ -208,13 +211,22 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
     load_tile<Traits, kBN>(sK, k, f.k_row_stride, n0, f.T_k, tid);
     load_tile<Traits, kBN>(sV, v, f.v_row_stride, n0, f.T_k, tid);
     cp_async_commit();
-    load_query_block(0);
+    load_query_block(0, h_kv * group, m_first * kBM);
   }
 
   const float scale_log2 = f.scale * kLog2e;
+  // The iteration's query head and first row, stepped rather than divided out of `it` (an
+  // integer division per use): query blocks m_first.. of the group's first head, then the next.
+  int h = h_kv * group;
+  int m0 = m_first * kBM;
+  auto advance = [&](int& head, int& row0) {
+    row0 += kBM;
+    if (row0 >= m_end * kBM) {
+      row0 = m_first * kBM;
+      ++head;
+    }
+  };
   for (int it = 0; it < iterations; ++it) {
-    const int h = h_kv * group + it / m_count;
-    const int m0 = (m_first + it % m_count) * kBM;
     const int st = kStages == 2 ? (it & 1) : 0;
     const T* sQ = sQ0 + st * kBM * kPitch;
     const T* sdO = sdO0 + st * kBM * kPitch;
@@ -224,7 +236,11 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
     // Q, dO, LSE, D_i of this block landed; the last block's P, dS and (two stages) its Q, dO
     // buffers are no longer read.
     __syncthreads();
-    if (kStages == 2 && it + 1 < iterations) load_query_block(it + 1);
+    if (kStages == 2 && it + 1 < iterations) {
+      int h_next = h, m0_next = m0;
+      advance(h_next, m0_next);
+      load_query_block(it + 1, h_next, m0_next);
+    }
 
     // ---- S = Q K^T, dP = dO V^T; P and dS to shared memory ----
     {
@@ -330,7 +346,11 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
     }
     if constexpr (kStages == 1) {
       __syncthreads();  // Q, dO, P no longer read: the next block may land
-      if (it + 1 < iterations) load_query_block(it + 1);
+      if (it + 1 < iterations) {
+        int h_next = h, m0_next = m0;
+        advance(h_next, m0_next);
+        load_query_block(it + 1, h_next, m0_next);
+      }
     }
 
     // ---- dQ += dS K into the fp32 accumulator ----
@@ -365,6 +385,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
         }
       }
     }
+    advance(h, m0);
   }
 
   // ---- dK (scaled), dV to global, rows of this key block below T_k ----

@@ -62,6 +62,38 @@ __device__ __forceinline__ void load_tile(T* smem, const T* gmem, std::int64_t l
   }
 }
 
+// load_tile for a tile whose kRows rows all lie below the tensor's end: no row test and no
+// fallback address, so each copy's global address is the thread's base plus a compile-time
+// offset, which the copy instruction carries as an immediate (load_tile selects an address
+// per copy). The backward loads a query tile per block of every key block's walk, where those
+// selects were about a tenth of its instructions.
+template <typename Traits, int kRows, typename T>
+__device__ __forceinline__ void load_full_tile(T* smem, const T* gmem, std::int64_t ld, int row0,
+                                               int tid) {
+  constexpr int kChunks = Traits::kHeadDim / 8;
+  constexpr int kGroups = (kChunks + 7) / 8;
+  constexpr int kRowsPerPass = Traits::kThreads / 8;
+  constexpr int kPasses = kRows / kRowsPerPass;
+  constexpr int kPitch = Traits::kPitch;
+  static_assert(kRows % kRowsPerPass == 0 && kRowsPerPass % 8 == 0, "loader tiling");
+  const int r = tid >> 3;
+  const int c = tid & 7;
+  const std::uint32_t s_base =
+      smem_u32(smem) + static_cast<std::uint32_t>((r * kPitch + ((c ^ (r & 7)) * 8)) * 2);
+  const T* g = gmem + static_cast<std::int64_t>(row0 + r) * ld + c * 8;
+  const std::int64_t pass_ld = kRowsPerPass * ld;
+#pragma unroll
+  for (int ps = 0; ps < kPasses; ++ps) {
+#pragma unroll
+    for (int grp = 0; grp < kGroups; ++grp) {
+      if (kChunks % 8 != 0 && grp == kGroups - 1 && c >= kChunks % 8) continue;
+      const std::uint32_t dst =
+          s_base + static_cast<std::uint32_t>((ps * kRowsPerPass * kPitch + grp * 64) * 2);
+      cp_async_16(dst, g + ps * pass_ld + grp * 64, true);
+    }
+  }
+}
+
 // load_tile's copy of a query tile whose rows are not evenly strided: GQA packing's tile
 // (fa2_fwd_kernel.cuh), row r being row r % t_q of head r / t_q (`head_ld`, `row_ld` apart);
 // rows at or past `rows` are zero-filled. Each row's address is computed once, so this costs
