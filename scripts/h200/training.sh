@@ -40,8 +40,13 @@ for stage in ${STAGES:-seed perf}; do
         --filter "${PERF_FILTER:-.}" \
         > "$dir/torch_sdpa.log" 2>&1
       echo "perf_train (torch): exit $? in $(( $(date +%s) - start ))s"
-      pairs=(--pair fa2=torch-flash --pair fa3=torch-flash)
-      [[ ${TORCH_BACKENDS:-flash,cudnn} == *cudnn* ]] && pairs+=(--pair cudnn=torch-cudnn)
+      # A pair for each of our backends that ran (a PERF_FILTER may leave some out: compare
+      # refuses a pair whose backend is absent) against the PyTorch backend that ran.
+      pairs=()
+      for pair in fa2=torch-flash fa3=torch-flash cudnn=torch-cudnn; do
+        grep -q "\"backend\": *\"${pair%%=*}\"" "$dir/ours/results.json" &&
+          grep -q "\"backend\": *\"${pair#*=}\"" "$dir/torch_sdpa.json" && pairs+=(--pair "$pair")
+      done
       $bin compare "$dir/torch_sdpa.json" "$dir/ours/results.json" "${pairs[@]}" --format md > "$dir/compare_vs_torch.md" 2> "$dir/compare.stderr"
       echo "compare: exit $?"
       ;;
