@@ -16,29 +16,4 @@ for r in $(seq 1 "$rounds"); do
       grep FA2BWDBENCH | sed "s/^/$v /" >> "$log"
   done
 done
-python3 - "$log" "$values" <<'PY'
-import re, statistics, sys
-values = sys.argv[2].split()
-runs = {}
-for line in open(sys.argv[1]):
-    side, rest = line.split(" ", 1)
-    shape = " ".join(re.findall(r"(?:B|H|T|D|causal)=\d+", rest))
-    vals = dict(re.findall(r"(\w+_ms)=([\d.]+)", rest))
-    runs.setdefault(shape, {}).setdefault(side, []).append(
-        (float(vals["fwd_bwd_ms"]), float(vals["bwd_ms"])))
-base = values[0]
-print("backward ms, median over rounds (ratio to " + base + ")")
-print(f"{'shape':34s} " + " ".join(f"{v:>14s}" for v in values))
-for shape, sides in runs.items():
-    if base not in sides:
-        continue
-    b = statistics.median(x[1] for x in sides[base])
-    cells = []
-    for v in values:
-        if v not in sides:
-            cells.append(f"{'-':>14s}")
-            continue
-        m = statistics.median(x[1] for x in sides[v])
-        cells.append(f"{m:7.3f} ({m / b:4.3f})")
-    print(f"{shape:34s} " + " ".join(cells))
-PY
+python3 "$(dirname "$0")/bwd_bench_table.py" "$log" "$values"
