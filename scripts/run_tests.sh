@@ -3,6 +3,13 @@
 # Builds (via bootstrap.sh) and runs the whole test suite. GPU tests skip cleanly without a GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The tests build into a directory of their own (build-tests), for two CUDA architectures
+# (sm_80 and sm_90: the portable kernels' oldest target and the Hopper-only ones) unless
+# FA2BENCH_CUDA_ARCHS says otherwise. Every kernel instantiation is compiled and every test
+# runs, in about half the time of the main job's build of every architecture (README, "Compile
+# time"), and build/ (the main job's binary) is left alone.
+export FA2BENCH_BUILD_DIR=${FA2BENCH_BUILD_DIR:-build-tests}
+export FA2BENCH_CUDA_ARCHS=${FA2BENCH_CUDA_ARCHS:-80-real;90-real}
 scripts/bootstrap.sh
 # The Slurm test (slurm.sweep_array_merge) starts a single-node Slurm: slurm-wlm and munge on
 # Debian/Ubuntu. Where they cannot be installed the test skips and says why.
