@@ -190,8 +190,10 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
     const T* q = static_cast<const T*>(f.q) + b * f.q_batch_stride + h * f.q_head_stride;
     const T* d_o = static_cast<const T*>(p.d_o) + b * f.o_batch_stride + h * f.o_head_stride;
     if (m0 + kBM <= f.T_q) {
-      load_full_tile<Traits, kBM>(sQ0 + st * kBM * kPitch, q, f.q_row_stride, m0, tid);
-      load_full_tile<Traits, kBM>(sdO0 + st * kBM * kPitch, d_o, f.o_row_stride, m0, tid);
+      load_tile<Traits, kBM, T, false, true>(sQ0 + st * kBM * kPitch, q, f.q_row_stride, m0, f.T_q,
+                                             tid);
+      load_tile<Traits, kBM, T, false, true>(sdO0 + st * kBM * kPitch, d_o, f.o_row_stride, m0,
+                                             f.T_q, tid);
     } else {
       load_tile<Traits, kBM>(sQ0 + st * kBM * kPitch, q, f.q_row_stride, m0, f.T_q, tid);
       load_tile<Traits, kBM>(sdO0 + st * kBM * kPitch, d_o, f.o_row_stride, m0, f.T_q, tid);

@@ -29,7 +29,12 @@ __device__ __forceinline__ float fast_exp2(float x) {
 // plus compile-time offsets, which keeps the loader from pinning a register per chunk.
 // kPadCols (a head dim padded into a wider tile, fa2_padded_head_dim): 16-byte chunks at or past
 // `live_chunks` are zero-filled too, so the padding adds nothing to Q*K^T and P*V.
-template <typename Traits, int kRows, typename T, bool kPadCols = false>
+// kAllRowsIn (the caller knows row0 + kRows <= row_end): no row test and no fallback address,
+// so each copy's global address is the thread's base plus a compile-time offset, which the
+// copy instruction carries as an immediate (otherwise an address is selected per copy). The
+// backward loads a query tile per block of every key block's walk, where those selects were
+// about a tenth of its instructions.
+template <typename Traits, int kRows, typename T, bool kPadCols = false, bool kAllRowsIn = false>
 __device__ __forceinline__ void load_tile(T* smem, const T* gmem, std::int64_t ld, int row0,
                                           int row_end, int tid, int live_chunks = 0) {
   (void)live_chunks;  // read only when kPadCols
@@ -39,57 +44,41 @@ __device__ __forceinline__ void load_tile(T* smem, const T* gmem, std::int64_t l
   constexpr int kPasses = kRows / kRowsPerPass;
   constexpr int kPitch = Traits::kPitch;
   static_assert(kRows % kRowsPerPass == 0 && kRowsPerPass % 8 == 0, "loader tiling");
+  static_assert(!(kPadCols && kAllRowsIn), "padded columns need the per-copy test");
   const int r = tid >> 3;
   const int c = tid & 7;
   const std::uint32_t s_base =
       smem_u32(smem) + static_cast<std::uint32_t>((r * kPitch + ((c ^ (r & 7)) * 8)) * 2);
   const T* g = gmem + static_cast<std::int64_t>(row0 + r) * ld + c * 8;
-  const int rows_left = row_end - row0 - r;
+  if constexpr (kAllRowsIn) {
+    (void)row_end;
+    const std::int64_t pass_ld = kRowsPerPass * ld;
 #pragma unroll
-  for (int ps = 0; ps < kPasses; ++ps) {
-    const bool row_ok = ps * kRowsPerPass < rows_left;
+    for (int ps = 0; ps < kPasses; ++ps) {
 #pragma unroll
-    for (int grp = 0; grp < kGroups; ++grp) {
-      if (kChunks % 8 != 0 && grp == kGroups - 1 && c >= kChunks % 8) continue;
-      const std::uint32_t dst =
-          s_base + static_cast<std::uint32_t>((ps * kRowsPerPass * kPitch + grp * 64) * 2);
-      bool ok = row_ok;
-      if constexpr (kPadCols) ok = ok && grp * 8 + c < live_chunks;
-      // A zero-filled copy reads nothing, but still gets an in-bounds address.
-      cp_async_16(dst, ok ? g + grp * 64 : gmem, ok);
+      for (int grp = 0; grp < kGroups; ++grp) {
+        if (kChunks % 8 != 0 && grp == kGroups - 1 && c >= kChunks % 8) continue;
+        const std::uint32_t dst =
+            s_base + static_cast<std::uint32_t>((ps * kRowsPerPass * kPitch + grp * 64) * 2);
+        cp_async_16(dst, g + ps * pass_ld + grp * 64, true);
+      }
     }
-    g += kRowsPerPass * ld;
-  }
-}
-
-// load_tile for a tile whose kRows rows all lie below the tensor's end: no row test and no
-// fallback address, so each copy's global address is the thread's base plus a compile-time
-// offset, which the copy instruction carries as an immediate (load_tile selects an address
-// per copy). The backward loads a query tile per block of every key block's walk, where those
-// selects were about a tenth of its instructions.
-template <typename Traits, int kRows, typename T>
-__device__ __forceinline__ void load_full_tile(T* smem, const T* gmem, std::int64_t ld, int row0,
-                                               int tid) {
-  constexpr int kChunks = Traits::kHeadDim / 8;
-  constexpr int kGroups = (kChunks + 7) / 8;
-  constexpr int kRowsPerPass = Traits::kThreads / 8;
-  constexpr int kPasses = kRows / kRowsPerPass;
-  constexpr int kPitch = Traits::kPitch;
-  static_assert(kRows % kRowsPerPass == 0 && kRowsPerPass % 8 == 0, "loader tiling");
-  const int r = tid >> 3;
-  const int c = tid & 7;
-  const std::uint32_t s_base =
-      smem_u32(smem) + static_cast<std::uint32_t>((r * kPitch + ((c ^ (r & 7)) * 8)) * 2);
-  const T* g = gmem + static_cast<std::int64_t>(row0 + r) * ld + c * 8;
-  const std::int64_t pass_ld = kRowsPerPass * ld;
+  } else {
+    const int rows_left = row_end - row0 - r;
 #pragma unroll
-  for (int ps = 0; ps < kPasses; ++ps) {
+    for (int ps = 0; ps < kPasses; ++ps) {
+      const bool row_ok = ps * kRowsPerPass < rows_left;
 #pragma unroll
-    for (int grp = 0; grp < kGroups; ++grp) {
-      if (kChunks % 8 != 0 && grp == kGroups - 1 && c >= kChunks % 8) continue;
-      const std::uint32_t dst =
-          s_base + static_cast<std::uint32_t>((ps * kRowsPerPass * kPitch + grp * 64) * 2);
-      cp_async_16(dst, g + ps * pass_ld + grp * 64, true);
+      for (int grp = 0; grp < kGroups; ++grp) {
+        if (kChunks % 8 != 0 && grp == kGroups - 1 && c >= kChunks % 8) continue;
+        const std::uint32_t dst =
+            s_base + static_cast<std::uint32_t>((ps * kRowsPerPass * kPitch + grp * 64) * 2);
+        bool ok = row_ok;
+        if constexpr (kPadCols) ok = ok && grp * 8 + c < live_chunks;
+        // A zero-filled copy reads nothing, but still gets an in-bounds address.
+        cp_async_16(dst, ok ? g + grp * 64 : gmem, ok);
+      }
+      g += kRowsPerPass * ld;
     }
   }
 }
