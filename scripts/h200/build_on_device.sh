@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Builds fa2bench on a GPU machine that lacks the Debian header packages: they travel
-# unpacked under .carry/deps (apt-get download + dpkg -x, see README "Development").
+# unpacked under .carry/deps (scripts/h200/carry_deps.sh makes it).
 #   [FA2BENCH_BUILD_DIR=build-h200] [FA2BENCH_CMAKE_ARGS=...] scripts/h200/build_on_device.sh [cmake --build args]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
