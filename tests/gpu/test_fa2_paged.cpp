@@ -64,8 +64,12 @@ cudaError_t run_paged_forward(const AttnParams& c_p, cudaStream_t stream) {
   c.kv_layout = KvLayout::paged;
   c.page_size = g_page_size;
   c.measure.seed = 77 + static_cast<std::uint64_t>(c_p.T_k);
-  std::vector<std::int32_t> table = page_table(c);
-  if (g_rotate_table) std::rotate(table.begin(), table.begin() + 1, table.end());
+  // The pages are filled through the seeded table; the control hands the kernel that table
+  // rotated by one page, so every logical page it reads holds another page's keys.
+  const std::vector<std::int32_t> table = page_table(c);
+  std::vector<std::int32_t> kernel_table = table;
+  if (g_rotate_table)
+    std::rotate(kernel_table.begin(), kernel_table.begin() + 1, kernel_table.end());
 
   const TensorDesc logical{
       c_p.B, c_p.H_kv, c_p.T_k, c_p.D, {c_p.k_batch_stride, c_p.k_head_stride, c_p.k_row_stride}};
@@ -80,8 +84,8 @@ cudaError_t run_paged_forward(const AttnParams& c_p, cudaStream_t stream) {
     err = cudaMemcpy(to, pages.data(), pages.size(), cudaMemcpyHostToDevice);
     if (err != cudaSuccess) return err;
   }
-  cudaError_t err = cudaMemcpy(table_dev.ptr, table.data(), table.size() * sizeof(std::int32_t),
-                               cudaMemcpyHostToDevice);
+  cudaError_t err = cudaMemcpy(table_dev.ptr, kernel_table.data(),
+                               kernel_table.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice);
   if (err != cudaSuccess) return err;
 
   // The pool's strides, as shape_params gives a paged case.
