@@ -20,7 +20,8 @@
 # Fa3KernelSweep, Fa3BwdSweep (on sm_90; they skip elsewhere)
 # (the backward) and NaiveSweep instantiate every (dtype, head dim) kernel with odd lengths (1, 17, 127, 1000,
 # 4097, T_q != T_k, both masks; racecheck stops at SANITIZE_MAX_T), plus the layout, GQA and decode tests
-# (Fa2DecodeSweep: the split-KV and GQA-packed kernels and their combine). memcheck also runs the
+# (Fa2DecodeSweep: the split-KV and GQA-packed kernels and their combine; Fa2PagedSweep: the same
+# kernels reading a paged KV cache through its page table). memcheck also runs the
 # large ones (a >65535-block grid, a long sequence); racecheck and synccheck skip those two,
 # which only repeat the same instantiations at sizes those tools make very slow.
 #
@@ -35,7 +36,7 @@ OUT=${SANITIZE_OUT:-$BUILD/sanitize}
 TOOLS=${SANITIZE_TOOLS:-memcheck racecheck synccheck}
 CLASSES=${SANITIZE_CLASSES:-small large}
 JOBS=${SANITIZE_JOBS:-4}
-KERNELS='*Fa2Kernel*:*Fa2Decode*:*Fa2Bwd*:*Fa3Kernel*:*Fa3Bwd*:*NaiveKernel*:*NaiveSweep*'
+KERNELS='*Fa2Kernel*:*Fa2Decode*:*Fa2PagedSweep*:*Fa2Bwd*:*Fa3Kernel*:*Fa3Bwd*:*NaiveKernel*:*NaiveSweep*'
 LARGE='*GridBeyond65535Blocks*:*LongSequencePastTileMultiples*:*Fa2Bwd.LongSequence*:*Fa3Bwd.LongSequence*'
 CS=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)}
 

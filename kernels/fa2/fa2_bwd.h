@@ -17,7 +17,8 @@
 
 namespace fa2b {
 
-// True when a compiled instantiation exists for (dtype, D); `why` says otherwise.
+// True when a compiled instantiation exists for (dtype, D); `why` says otherwise (a paged KV
+// cache among them: the backward reads none).
 bool fa2_bwd_supported(const AttnParams& p, std::string* why);
 
 // Bytes of device workspace fa2_bwd needs: the fp32 dQ accumulator [B, H, T_q, D] and the

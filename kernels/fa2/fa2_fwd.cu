@@ -147,6 +147,30 @@ bool fa2_fwd_supported(const AttnParams& p, std::string* why) {
                                  fa2_head_dims_text() + ", the others run padded into the next)");
   }
   if (!layout_supported(p, "fa2", why)) return false;
+  // supports() sees the shape's params before the runner has a table: page_size says paged.
+  if (p.block_table != nullptr || p.page_size > 0) {
+    // Only the decode kernels read pages (fa2_fwd_kernel.cuh), and they take dense batches and
+    // the tile head dims only (no padded ones).
+    if (!fa2_head_dim_supported(p.D)) {
+      return support_fail(why,
+                          "paged KV layout: fa2 reads pages in its decode kernels, which "
+                          "have tiles for head dims " +
+                              fa2_head_dims_text() + " only (D=" + std::to_string(p.D) +
+                              " runs padded in the plain forward, which reads no pages)");
+    }
+    if (attn_varlen(p)) {
+      return support_fail(why, "paged KV layout: fa2 reads pages of dense batches only");
+    }
+    // The page and the row inside it come from a shift and a mask (load_paged_rows).
+    if (p.page_size <= 0 || (p.page_size & (p.page_size - 1)) != 0) {
+      return support_fail(why, "paged KV layout: fa2 needs a power-of-two page size (page_size " +
+                                   std::to_string(p.page_size) + ")");
+    }
+    if (p.pages_per_seq < (static_cast<std::int64_t>(p.T_k) + p.page_size - 1) / p.page_size) {
+      return support_fail(why, "paged KV layout: pages_per_seq " + std::to_string(p.pages_per_seq) +
+                                   " holds fewer than T_k = " + std::to_string(p.T_k) + " keys");
+    }
+  }
   // The smallest query tile is 64 rows; grid.x holds B * H * m-blocks.
   const std::int64_t ctas = static_cast<std::int64_t>(p.B) * p.H * ((p.T_q + 63) / 64);
   if (ctas > 0x7fffffffLL) return support_fail(why, "fa2 grid too large (B * H * T_q / 64)");
@@ -172,13 +196,20 @@ std::int64_t fa2_fwd_split_workspace_bytes(const AttnParams& p, int n_splits) {
   return fa2_split_workspace_bytes(p, n_splits);
 }
 
+std::int64_t fa2_fwd_split_workspace_bytes(const AttnParams& p, const Fa2SplitKv& plan) {
+  return fa2_plan_workspace_bytes(p, plan);
+}
+
 cudaError_t fa2_fwd(const AttnParams& p, const Fa2SplitKv& split, cudaStream_t stream) {
-  if (split.n_splits <= 1 && !split.pack_gqa) return fa2_fwd(p, stream);
+  // A paged cache takes the decode kernels whatever the plan: the plain ones read no pages.
+  const bool paged = p.block_table != nullptr;
+  if (split.n_splits <= 1 && !split.pack_gqa && !paged) return fa2_fwd(p, stream);
   if (attn_varlen(p)) return cudaErrorInvalidValue;  // fa2_fwd_decode_plan never plans one
   std::string why;
   // The decode kernels have no padded head dims (fa2_fwd_decode_plan plans none for them).
   if (!fa2_fwd_supported(p, &why) || !fa2_head_dim_supported(p.D)) return cudaErrorInvalidValue;
-  if (split.n_splits > 1 && (split.o_partial == nullptr || split.lse_partial == nullptr)) {
+  if (fa2_plan_uses_workspace(p, split) &&
+      (split.o_partial == nullptr || split.lse_partial == nullptr)) {
     return cudaErrorInvalidValue;
   }
   return FA2_FP16_SWITCH(p.dtype == KernelDType::bf16, T, [&] {
@@ -190,6 +221,8 @@ cudaError_t fa2_fwd(const AttnParams& p, const Fa2SplitKv& split, cudaStream_t s
 cudaError_t fa2_fwd(const AttnParams& p, cudaStream_t stream) {
   std::string why;
   if (!fa2_fwd_supported(p, &why)) return cudaErrorInvalidValue;
+  // The plain kernels read no pages (a paged cache runs through the plan's overload).
+  if (p.block_table != nullptr || p.page_size > 0) return cudaErrorInvalidValue;
   const int tile_d = fa2_padded_head_dim(p.D);
   return FA2_FP16_SWITCH(p.dtype == KernelDType::bf16, T, [&] {
     return fa2_dispatch_head_dim(tile_d, [&](auto kD) {

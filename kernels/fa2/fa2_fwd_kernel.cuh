@@ -38,6 +38,12 @@
 // K/V tile is read once per group instead of once per query head. Only the addressing of Q and
 // O and the mask's row index change; the LSE and the split workspace stay linear in r.
 //
+// Paged KV caches (AttnParams::block_table) are read by the kSplit and kPacked instantiations
+// only, tested at run time; the launcher sends every paged forward, whatever T_q, through them
+// (fa2_fwd.cu), so the plain ones stay free of the table. Only the K/V tile loads change
+// (load_paged_rows finds each key row through the table, zero-filling past T_k as load_tile
+// does); masks, the split's share and the epilogue see the same key axis as a contiguous cache.
+//
 // Variable-length batches (AttnParams::cu_seqlens_q / seqused, common/varlen.h) run the kVarlen
 // instantiation of the masked kernel (a non-causal batch masks the sequence's key tail only), so
 // the dense instantiations compile as if varlen did not exist; each CTA reads its sequence's
@@ -160,9 +166,15 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
     return p.T_q;  // the dense rows; a varlen CTA's own are row_end, rows_stored
   };
 
+  // A paged KV cache: only the decode instantiations test for one (the launcher routes every
+  // paged forward to them), so the plain ones compile exactly as without pages. k and v then
+  // point at the KV head's row 0 of page 0 and stay there: the key axis' re-basing below moves
+  // t_k only, and the loads find each row through the page table (load_kv).
+  const bool paged = (kSplit || kPacked) && p.block_table != nullptr;
+  const int kv_b = paged ? 0 : b;
   const T* q = static_cast<const T*>(p.q) + b * p.q_batch_stride + h_q * p.q_head_stride;
-  const T* k = static_cast<const T*>(p.k) + b * p.k_batch_stride + h_kv * p.k_head_stride;
-  const T* v = static_cast<const T*>(p.v) + b * p.v_batch_stride + h_kv * p.v_head_stride;
+  const T* k = static_cast<const T*>(p.k) + kv_b * p.k_batch_stride + h_kv * p.k_head_stride;
+  const T* v = static_cast<const T*>(p.v) + kv_b * p.v_batch_stride + h_kv * p.v_head_stride;
   T* o = static_cast<T*>(p.o) + b * p.o_batch_stride + h_q * p.o_head_stride;
   // The sequence's lengths and the rows it stores: T_q, T_k and T_q for a dense batch. Only the
   // kVarlen instantiations read them, so the dense ones compile exactly as without varlen.
@@ -194,8 +206,10 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
     const int first_visible = m0 + diag - reach.left;
     const int key0 = first_visible > 0 ? first_visible / kBN * kBN : 0;
     n_blocks -= key0 / kBN;
-    k += static_cast<std::int64_t>(key0) * p.k_row_stride;
-    v += static_cast<std::int64_t>(key0) * p.v_row_stride;
+    if (!paged) {
+      k += static_cast<std::int64_t>(key0) * p.k_row_stride;
+      v += static_cast<std::int64_t>(key0) * p.v_row_stride;
+    }
     t_k -= key0;
     diag -= key0;
   }
@@ -208,8 +222,10 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
     n_blocks = max(0, min(share, n_blocks - first));
     if (n_blocks > 0) {
       const int split_key0 = first * kBN;
-      k += static_cast<std::int64_t>(split_key0) * p.k_row_stride;
-      v += static_cast<std::int64_t>(split_key0) * p.v_row_stride;
+      if (!paged) {
+        k += static_cast<std::int64_t>(split_key0) * p.k_row_stride;
+        v += static_cast<std::int64_t>(split_key0) * p.v_row_stride;
+      }
       t_k -= split_key0;
       diag -= split_key0;
     }
@@ -243,6 +259,22 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
 
   std::uint32_t q_frag[kMT][kQFrags][4];
 
+  // Key tile n of K or V (`src`: k or v) into `dst`. Paged, the tile's first key counted from
+  // the sequence's key 0 is T_k - t_k + n * kBN (the re-basing subtracted key0 and the split's
+  // first key from t_k), so no offset is held across the loop; the page stride is the batch
+  // stride (AttnParams).
+  auto load_kv = [&](T* dst, const T* src, std::int64_t row_ld, std::int64_t page_ld, int n) {
+    if constexpr (kSplit || kPacked) {
+      if (paged) {
+        load_paged_rows<Traits, kBN>(dst, src, p.block_table + b * p.pages_per_seq, p.page_size,
+                                     page_ld, row_ld, p.T_k - t_k + n * kBN, p.T_k, tid);
+        return;
+      }
+    }
+    (void)page_ld;
+    load_tile<Traits, kBN, T, kPadD>(dst, src, row_ld, n * kBN, t_k, tid, live_chunks);
+  };
+
   if (n_blocks > 0) {
     if constexpr (kPacked) {
       load_packed_rows<Traits, kBM>(sQ, q, p.q_head_stride, p.q_row_stride, p.T_q, rows(), tid);
@@ -252,11 +284,9 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
     cp_async_commit();
     int n = n_blocks - 1;
     const std::uint32_t last_off = kStages == 2 ? (n & 1) * kStageBytes : 0;
-    load_tile<Traits, kBN, T, kPadD>(sK + last_off / 2, k, p.k_row_stride, n * kBN, t_k, tid,
-                                     live_chunks);
+    load_kv(sK + last_off / 2, k, p.k_row_stride, p.k_batch_stride, n);
     if constexpr (kStages == 2) {
-      load_tile<Traits, kBN, T, kPadD>(sV + last_off / 2, v, p.v_row_stride, n * kBN, t_k, tid,
-                                       live_chunks);
+      load_kv(sV + last_off / 2, v, p.v_row_stride, p.v_batch_stride, n);
     }
     cp_async_commit();
 
@@ -278,16 +308,14 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
       cp_async_wait<0>();
       if constexpr (kStages == 1) {
         __syncthreads();  // K_n landed; every warp is done reading V_{n+1}
-        load_tile<Traits, kBN, T, kPadD>(sV, v, p.v_row_stride, n * kBN, t_k, tid, live_chunks);
+        load_kv(sV, v, p.v_row_stride, p.v_batch_stride, n);
         cp_async_commit();
       } else {
         __syncthreads();  // K_n, V_n landed; every warp is done with tile n+1's buffers
         if (n > 0) {
           const std::uint32_t next_off = kStageBytes - kv_off;
-          load_tile<Traits, kBN, T, kPadD>(sK + next_off / 2, k, p.k_row_stride, (n - 1) * kBN, t_k,
-                                           tid, live_chunks);
-          load_tile<Traits, kBN, T, kPadD>(sV + next_off / 2, v, p.v_row_stride, (n - 1) * kBN, t_k,
-                                           tid, live_chunks);
+          load_kv(sK + next_off / 2, k, p.k_row_stride, p.k_batch_stride, n - 1);
+          load_kv(sV + next_off / 2, v, p.v_row_stride, p.v_batch_stride, n - 1);
           cp_async_commit();
         }
       }
@@ -304,8 +332,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
         cp_async_wait<0>();
         __syncthreads();  // V_n landed; every warp is done reading K_n
         if (n > 0) {
-          load_tile<Traits, kBN, T, kPadD>(sK, k, p.k_row_stride, (n - 1) * kBN, t_k, tid,
-                                           live_chunks);
+          load_kv(sK, k, p.k_row_stride, p.k_batch_stride, n - 1);
           cp_async_commit();
         }
       }

@@ -28,6 +28,7 @@
 #include "common/attn_mask.h"
 #include "common/attn_params.h"
 #include "fa2/fa2_head_dims.h"
+#include "fa2/fa2_split_kv.h"
 #include "fa2/fa2_traits.h"
 
 namespace fa2b {
@@ -98,6 +99,21 @@ inline std::int64_t fa2_split_key_blocks(const AttnParams& p, Fa2SplitTile tile)
 inline std::int64_t fa2_split_workspace_bytes(const AttnParams& p, int n_splits) {
   if (n_splits <= 1) return 0;
   return 4LL * n_splits * p.B * p.H * p.T_q * (p.D + 1);
+}
+
+// Whether the forward of `plan` stages rows in the split workspace (plan.n_splits slices of it):
+// when it splits, and for a paged KV cache (AttnParams::block_table) whose heads are not packed,
+// since only the decode kernels read pages and the unpacked one is the split kernel, which runs
+// unsplit too, its one slice merged by the combine; the packed kernel writes O itself.
+inline bool fa2_plan_uses_workspace(const AttnParams& p, const Fa2SplitKv& plan) {
+  return plan.n_splits > 1 || (p.block_table != nullptr && !plan.pack_gqa);
+}
+
+// Bytes of the workspace the forward of `plan` needs: fa2_split_workspace_bytes of its splits,
+// counting the paged unsplit forward's one; 0 when it uses none.
+inline std::int64_t fa2_plan_workspace_bytes(const AttnParams& p, const Fa2SplitKv& plan) {
+  if (!fa2_plan_uses_workspace(p, plan)) return 0;
+  return 4LL * std::max(plan.n_splits, 1) * p.B * p.H * p.T_q * (p.D + 1);
 }
 
 // Whether the forward packs each KV group's query heads into one CTA: grouped-query heads

@@ -6,6 +6,10 @@
 // the backend allocates in prepare(), where the plan is made (fa2_fwd_decode_plan, fa2_fwd.h).
 // Plain C++ so that host code compiled by g++ and device code compiled by nvcc see the same
 // struct.
+//
+// A paged KV cache (AttnParams::block_table) always takes this path, whatever the shape: only
+// the split and packed kernels read pages. Unpacked it runs the split kernel with n_splits = 1,
+// which then needs the workspace too (fa2_plan_uses_workspace, fa2_split_choice.h).
 #pragma once
 
 namespace fa2b {

@@ -75,6 +75,8 @@ std::deque<BackendEntry> built_in_entries() {
                     "softmax state in registers, tensor cores through `mma.sync` m16n8k16 and "
                     "`ldmatrix`; writes the logsumexp, from which its backward recomputes P"));
   e.back().packings = {Packing::padded, Packing::packed};
+  // Its decode kernels (split-KV, GQA packing) read pages; every paged forward runs in them.
+  e.back().paged_kv = true;
   e.push_back(entry("standard", D::cuda, "cpu-naive", S::dense, standard_backward_workspace,
                     "dP (fp32) and dS beside S and P; fp32 dK, dV accumulators when H_kv < H",
                     all_modes(),

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // fa2's split-KV count (fa2_split_choice.h) without a GPU: flash-attention's heuristic on the
 // issue's decode shapes, one split (today's path) for grids that fill the GPU and for prefill
-// grids, the forced count's caps, splits of at least one key block, and the workspace size.
+// grids, the forced count's caps, splits of at least one key block, and the workspace size
+// (a paged cache's unsplit one included).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -143,6 +144,27 @@ TEST(Fa2SplitChoice, WorkspaceIsFloat32RowsAndLseOfEverySplit) {
   const AttnParams p = decode(2, 32, 8, 4, 4096, 128);
   EXPECT_EQ(fa2_split_workspace_bytes(p, 1), 0);
   EXPECT_EQ(fa2_split_workspace_bytes(p, 8), 8LL * 2 * 32 * 4 * (128 * 4 + 4));
+}
+
+// A paged cache always runs the decode kernels: unpacked and unsplit it is the split kernel with
+// one split, whose rows go through the workspace; packed and unsplit it writes O itself.
+TEST(Fa2SplitChoice, PagedUnpackedForwardUsesOneSplitsWorkspace) {
+  AttnParams p = decode(2, 32, 8, 4, 4096, 128);
+  const std::int64_t one_split = 4LL * 2 * 32 * 4 * (128 + 1);
+  Fa2SplitKv plan;  // one split, not packed
+  EXPECT_FALSE(fa2_plan_uses_workspace(p, plan));
+  EXPECT_EQ(fa2_plan_workspace_bytes(p, plan), 0);
+  const int table = 0;
+  p.block_table = &table;  // only compared with null
+  EXPECT_TRUE(fa2_plan_uses_workspace(p, plan));
+  EXPECT_EQ(fa2_plan_workspace_bytes(p, plan), one_split);
+  plan.pack_gqa = true;
+  EXPECT_FALSE(fa2_plan_uses_workspace(p, plan));
+  EXPECT_EQ(fa2_plan_workspace_bytes(p, plan), 0);
+  plan.n_splits = 8;  // splits: as a contiguous cache's
+  EXPECT_EQ(fa2_plan_workspace_bytes(p, plan), 8 * one_split);
+  p.block_table = nullptr;
+  EXPECT_EQ(fa2_plan_workspace_bytes(p, plan), fa2_split_workspace_bytes(p, 8));
 }
 
 TEST(Fa2SplitChoice, SplitTileIsTheSmallGridTile) {

@@ -35,19 +35,31 @@ class Fa2CudaBackend final : public Backend {
         fa2_head_dim_supported(D)
             ? fa2_smem_unsupported_reason(D, masked, runs_backward(c.mode), limit)
             : fa2_padded_smem_unsupported_reason(D, masked, limit);
-    return why.empty() ? s : Support::no(why);
+    if (!why.empty()) return Support::no(why);
+    // A paged cache runs in the decode kernels, on the small-grid tile alone (no fallback).
+    if (c.paged() && limit > 0 &&
+        choose_fwd_tile(D, masked, true, limit) != Fa2FwdTile::kSmallGrid) {
+      return Support::no(
+          "paged KV layout: fa2 reads pages in its decode kernels, whose tile at D=" +
+          std::to_string(D) + " needs " +
+          fa2_kib_text(fa2_fwd_tile_smem(D, masked, Fa2FwdTile::kSmallGrid)) +
+          " of shared memory per block; this device allows " + fa2_kib_text(limit));
+    }
+    return s;
   }
 
   // The forward keeps O and LSE (outputs anyway) and, when its decode plan splits the key axis
-  // (fa2_split_choice.h), the splits' float32 rows and log-sum-exps; the backward's fp32
-  // dQ accumulator and row sums are its workspace. All tracked like every buffer.
+  // (fa2_split_choice.h) or a paged cache runs the split kernel unsplit, the splits' float32
+  // rows and log-sum-exps; the backward's fp32 dQ accumulator and row sums are its workspace.
+  // All tracked like every buffer.
   void prepare(const Case& c, const AttnParams& p, MemoryTracker& tracker) override {
     varlen_.prepare(c, tracker);
     // A variable-length batch runs the plain forward (the decode plan sees its arrays).
     split_ = fa2_fwd_decode_plan(varlen_.apply(p));
-    if (split_.n_splits > 1) {
-      split_workspace_ = TrackedBuffer(tracker, fa2_fwd_split_workspace_bytes(p, split_.n_splits),
-                                       "fa2 split-KV partial O and LSE");
+    paged_ = p.block_table != nullptr;
+    const std::int64_t split_bytes = fa2_fwd_split_workspace_bytes(p, split_);
+    if (split_bytes > 0) {
+      split_workspace_ = TrackedBuffer(tracker, split_bytes, "fa2 split-KV partial O and LSE");
       split_.o_partial = static_cast<float*>(split_workspace_.get());
       split_.lse_partial =
           split_.o_partial + static_cast<std::int64_t>(split_.n_splits) * p.B * p.H * p.T_q * p.D;
@@ -60,9 +72,10 @@ class Fa2CudaBackend final : public Backend {
 
   // The decode plan, so results say which path a case timed ("" for the plain forward).
   std::string info() const override {
-    if (split_.n_splits <= 1 && !split_.pack_gqa) return {};
+    if (split_.n_splits <= 1 && !split_.pack_gqa && !paged_) return {};
     return "fa2 decode: " + std::to_string(split_.n_splits) + " split" +
-           (split_.n_splits == 1 ? "" : "s") + (split_.pack_gqa ? ", GQA groups packed" : "");
+           (split_.n_splits == 1 ? "" : "s") + (split_.pack_gqa ? ", GQA groups packed" : "") +
+           (paged_ ? ", paged KV" : "");
   }
 
   void run(const AttnParams& p, void* stream) override {
@@ -78,6 +91,7 @@ class Fa2CudaBackend final : public Backend {
     split_workspace_.reset();
     varlen_.reset();
     split_ = Fa2SplitKv{};
+    paged_ = false;
   }
 
  private:
@@ -85,6 +99,7 @@ class Fa2CudaBackend final : public Backend {
   TrackedBuffer workspace_;
   TrackedBuffer split_workspace_;
   Fa2SplitKv split_;
+  bool paged_ = false;
 };
 
 }  // namespace
