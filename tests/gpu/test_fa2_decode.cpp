@@ -27,6 +27,7 @@
 #include "gpu_available.h"
 #include "runner/case_runner.h"
 #include "runner/platform.h"
+#include "runner_case.h"
 #include "scoped_env.h"
 #include "sweep_params.h"
 
@@ -286,20 +287,7 @@ TEST_F(Fa2Decode, SplitWorkspaceIsTracked) {
   auto platform = make_cuda_platform(0, 0, &why);
   ASSERT_NE(platform, nullptr) << why;
   auto backend = make_backend("fa2");
-  Case c;
-  c.sweep = "gpu-test";
-  c.backend = c.role = "fa2";
-  c.B = 1;
-  c.H = 32;
-  c.H_kv = 8;
-  c.T_q = 1;
-  c.T_k = 8192;
-  c.D = 128;
-  c.dtype = DType::bf16;
-  c.causal = true;
-  c.measure.warmup = 1;
-  c.measure.min_samples = 3;
-  c.measure.max_samples = 5;
+  const Case c = gpu_runner_case("fa2", 1, 32, 8, 1, 8192);
   const CaseResult r = run_case(c, *backend, *platform);
   ASSERT_EQ(r.status, Status::ok) << r.reason;
   const std::int64_t split_bytes = 4LL * 6 * c.B * c.H * c.T_q * (c.D + 1);

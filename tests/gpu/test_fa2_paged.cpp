@@ -33,6 +33,7 @@
 #include "runner/case_runner.h"
 #include "runner/paged_staging.h"
 #include "runner/platform.h"
+#include "runner_case.h"
 #include "scoped_env.h"
 #include "sweep_params.h"
 
@@ -279,22 +280,9 @@ TEST_F(Fa2Paged, RunnerRunsAPagedCase) {
   auto platform = make_cuda_platform(0, 0, &why);
   ASSERT_NE(platform, nullptr) << why;
   auto backend = make_backend("fa2");
-  Case c;
-  c.sweep = "gpu-test";
-  c.backend = c.role = "fa2";
-  c.B = 2;
-  c.H = 8;
-  c.H_kv = 2;
-  c.T_q = 4;
-  c.T_k = 1000;
-  c.D = 128;
-  c.dtype = DType::bf16;
-  c.causal = true;
+  Case c = gpu_runner_case("fa2", 2, 8, 2, 4, 1000);
   c.kv_layout = KvLayout::paged;
   c.page_size = 16;
-  c.measure.warmup = 1;
-  c.measure.min_samples = 3;
-  c.measure.max_samples = 5;
   const CaseResult r = run_case(c, *backend, *platform);
   ASSERT_EQ(r.status, Status::ok) << r.reason;
   const std::int64_t one_split = 4LL * c.B * c.H * c.T_q * (c.D + 1);
@@ -315,16 +303,7 @@ TEST_F(Fa2Paged, RunnerRunsAPagedCase) {
 // The support rules, host code only (no device needed): what the decode kernels take, the
 // backward's refusal, the plain entry point's refusal, and the decode tile's shared memory.
 TEST(Fa2PagedSupport, RulesSayWhatTheDecodeKernelsNeed) {
-  Case c;
-  c.backend = c.role = "fa2";
-  c.B = 2;
-  c.H = 8;
-  c.H_kv = 2;
-  c.T_q = 1;
-  c.T_k = 1000;
-  c.D = 128;
-  c.dtype = DType::bf16;
-  c.causal = true;
+  Case c = gpu_runner_case("fa2", 2, 8, 2, 1, 1000);
   c.kv_layout = KvLayout::paged;
   c.page_size = 64;
   std::string why;

@@ -7,24 +7,14 @@
 #include "gpu_available.h"
 #include "runner/case_runner.h"
 #include "runner/platform.h"
+#include "runner_case.h"
 
 namespace fa2b {
 namespace {
 
 Case gpu_case(const std::string& backend, std::int64_t T, DType dt = DType::bf16) {
-  Case c;
-  c.sweep = "gpu-test";
-  c.backend = c.role = backend;
-  c.B = 2;
-  c.H = 4;
-  c.H_kv = 4;
-  c.T_q = c.T_k = T;
-  c.D = 128;
+  Case c = gpu_runner_case(backend, 2, 4, 4, T, T);
   c.dtype = dt;
-  c.causal = true;
-  c.measure.warmup = 1;
-  c.measure.min_samples = 3;
-  c.measure.max_samples = 5;
   return c;
 }
 
