@@ -63,6 +63,12 @@ struct AttnParams {
   int page_size = 0, pages_per_seq = 0;
 };
 
+// Whether `p` describes a paged KV cache. Support checks see a case's params before the runner
+// has staged its table, so page_size alone says paged there; launches have both.
+inline bool attn_paged(const AttnParams& p) {
+  return p.block_table != nullptr || p.page_size > 0;
+}
+
 // The backward of one attention call (training). `fwd` holds the forward's tensors, all read
 // here: Q, K, V, the forward's output O and its saved LSE. d_o is the incoming gradient dL/dO
 // (laid out like O, so O's strides address it); the outputs d_q, d_k, d_v are laid out like Q,

@@ -18,7 +18,7 @@ namespace fa2b {
 bool fa2_bwd_supported(const AttnParams& p, std::string* why) {
   // Before the forward's rules, which accept a paged cache: the backward kernels address K and
   // V contiguously, and a paged cache is an inference layout (no training step reads one).
-  if (p.block_table != nullptr || p.page_size > 0) {
+  if (attn_paged(p)) {
     return support_fail(why,
                         "paged KV layout: fa2's backward reads no paged cache (an inference "
                         "layout; its forward runs in the decode kernels)");

@@ -147,8 +147,7 @@ bool fa2_fwd_supported(const AttnParams& p, std::string* why) {
                                  fa2_head_dims_text() + ", the others run padded into the next)");
   }
   if (!layout_supported(p, "fa2", why)) return false;
-  // supports() sees the shape's params before the runner has a table: page_size says paged.
-  if (p.block_table != nullptr || p.page_size > 0) {
+  if (attn_paged(p)) {
     // Only the decode kernels read pages (fa2_fwd_kernel.cuh), and they take dense batches and
     // the tile head dims only (no padded ones).
     if (!fa2_head_dim_supported(p.D)) {
@@ -222,7 +221,7 @@ cudaError_t fa2_fwd(const AttnParams& p, cudaStream_t stream) {
   std::string why;
   if (!fa2_fwd_supported(p, &why)) return cudaErrorInvalidValue;
   // The plain kernels read no pages (a paged cache runs through the plan's overload).
-  if (p.block_table != nullptr || p.page_size > 0) return cudaErrorInvalidValue;
+  if (attn_paged(p)) return cudaErrorInvalidValue;
   const int tile_d = fa2_padded_head_dim(p.D);
   return FA2_FP16_SWITCH(p.dtype == KernelDType::bf16, T, [&] {
     return fa2_dispatch_head_dim(tile_d, [&](auto kD) {

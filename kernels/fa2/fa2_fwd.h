@@ -13,7 +13,7 @@
 namespace fa2b {
 
 // True when a compiled instantiation exists for (dtype, D); `why` says otherwise. A paged KV
-// cache (p.page_size > 0, or a block_table) needs the decode kernels' rules too: D one of their
+// cache (attn_paged) needs the decode kernels' rules too: D one of their
 // tile head dims (no padded ones), a dense batch, a power-of-two page size.
 bool fa2_fwd_supported(const AttnParams& p, std::string* why);
 

@@ -94,11 +94,15 @@ inline std::int64_t fa2_split_key_blocks(const AttnParams& p, Fa2SplitTile tile)
   return std::min(all, width / tile.block_n + 2);
 }
 
-// Bytes of the split workspace (fa2_split_kv.h): float32 partial outputs and log-sum-exps,
-// 4 * n_splits * B * H * T_q * (D + 1); none for one split.
+// Bytes of one split's slice of the split workspace (fa2_split_kv.h): its float32 partial
+// outputs and log-sum-exps, 4 * B * H * T_q * (D + 1).
+inline std::int64_t fa2_split_slice_bytes(const AttnParams& p) {
+  return 4LL * p.B * p.H * p.T_q * (p.D + 1);
+}
+
+// Bytes of the split workspace of n_splits splits; none for one split.
 inline std::int64_t fa2_split_workspace_bytes(const AttnParams& p, int n_splits) {
-  if (n_splits <= 1) return 0;
-  return 4LL * n_splits * p.B * p.H * p.T_q * (p.D + 1);
+  return n_splits <= 1 ? 0 : n_splits * fa2_split_slice_bytes(p);
 }
 
 // Whether the forward of `plan` stages rows in the split workspace (plan.n_splits slices of it):
@@ -113,7 +117,7 @@ inline bool fa2_plan_uses_workspace(const AttnParams& p, const Fa2SplitKv& plan)
 // counting the paged unsplit forward's one; 0 when it uses none.
 inline std::int64_t fa2_plan_workspace_bytes(const AttnParams& p, const Fa2SplitKv& plan) {
   if (!fa2_plan_uses_workspace(p, plan)) return 0;
-  return 4LL * std::max(plan.n_splits, 1) * p.B * p.H * p.T_q * (p.D + 1);
+  return std::max(plan.n_splits, 1) * fa2_split_slice_bytes(p);
 }
 
 // Whether the forward packs each KV group's query heads into one CTA: grouped-query heads
