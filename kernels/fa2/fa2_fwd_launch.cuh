@@ -11,6 +11,7 @@
 #include "common/varlen.h"
 #include "fa2/fa2_fwd_kernel.cuh"
 #include "fa2/fa2_fwd_launch.h"
+#include "fa2/fa2_padded_head_dims.h"
 #include "fa2/fa2_tile_choice.h"
 #include "fa2/fa2_traits.h"
 #include "fa2/static_switch.h"
@@ -127,9 +128,21 @@ cudaError_t run_fa2_fwd_padded(const AttnParams& p, cudaStream_t stream) {
       choose_fwd_tile(kHeadDim, masked, true, fa2_smem_limit()) != Fa2FwdTile::kSmallGrid) {
     return cudaErrorInvalidConfiguration;
   }
+  const Fa2Order causal_order =
+      fa2_causal_order(fa2_small_grid(p) ? Fa2Order::kHeavyFirst : Fa2Order::kHeadMajor);
+  // A narrow tile 16 columns below this one (fa2_padded_head_dims.h), dense batches only: a
+  // varlen batch at these head dims keeps the full tile, one kernel fewer per tile.
+  constexpr int kNarrow = kHeadDim - 16;
+  if constexpr (head_dim_listed(Fa2NarrowHeadDims{}, kNarrow)) {
+    if (!varlen && fa2_narrow_head_dim(p.D) == kNarrow) {
+      using Causal = Fa2TraitsAtHeadDim<Fa2CausalTraits<kHeadDim, true>, kNarrow>;
+      using Full = Fa2TraitsAtHeadDim<Fa2Traits<kHeadDim, true>, kNarrow>;
+      return masked ? launch_fa2_fwd<Causal, T, true, true>(p, stream, causal_order)
+                    : launch_fa2_fwd<Full, T, false, true>(p, stream, Fa2Order::kHeadMajor);
+    }
+  }
   if (masked) {
-    const Fa2Order order =
-        fa2_causal_order(fa2_small_grid(p) ? Fa2Order::kHeavyFirst : Fa2Order::kHeadMajor);
+    const Fa2Order order = causal_order;
     return varlen
                ? launch_fa2_fwd<Fa2CausalTraits<kHeadDim, true>, T, true, true, true>(p, stream,
                                                                                       order)

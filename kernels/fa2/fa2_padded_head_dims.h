@@ -32,6 +32,19 @@ constexpr int fa2_padded_head_dim(int d) {
   return padded_head_dim(Fa2HeadDims{}, d);
 }
 
+// Head dims 16 below a listed tile that get a narrow copy of it (Fa2TraitsAtHeadDim: the same
+// warps, rows and key tile, 16 columns of d fewer in every loop), so that they and the multiple
+// of 8 below them compute at most 8 padding columns instead of 16 or 24. D = 80 and 112 are
+// common model head dims; in the full tile they reached 0.815 and 0.825 of its TFLOP/s, under
+// issue 20's 0.85 (results/NOTES.md). Each entry adds forward kernels to its tile's padded unit.
+using Fa2NarrowHeadDims = HeadDimList<80, 112>;
+
+// The narrow tile serving d in the forward (d itself, or d + 8 padded), 0 when none does.
+constexpr int fa2_narrow_head_dim(int d) {
+  const int narrow = padded_head_dim(Fa2NarrowHeadDims{}, d);
+  return narrow != 0 && narrow - d < 16 && fa2_padded_head_dim(d) == narrow + 16 ? narrow : 0;
+}
+
 // Whether the fa2 forward runs head dim d: listed, or padded into a listed tile.
 constexpr bool fa2_fwd_head_dim_supported(int d) {
   return fa2_padded_head_dim(d) != 0;

@@ -44,10 +44,20 @@ struct Fa2TraitsBase {
   static constexpr int kPitch = (kHeadDim + 63) / 64 * 64;  // see smem_swizzle.cuh
   // Q tile, then kKVStages K tiles and kKVStages V tiles.
   static constexpr int kSmemBytes = (kBlockM + 2 * kKVStages * kBlockN) * kPitch * 2;
-  static_assert(kHeadDim % 32 == 0, "head dim must be a multiple of 32 (x4 ldmatrix on d)");
+  // Q·Kᵀ k-steps and P·V column pairs are 16 wide (one x4 ldmatrix each); the listed tiles are
+  // multiples of 32, the narrow tiles of fa2_padded_head_dims.h 16 less than one.
+  static_assert(kHeadDim % 16 == 0, "head dim must be a multiple of 16 (x4 ldmatrix on d)");
   static_assert(kBlockN % 16 == 0, "key tile must be a multiple of 16");
   static_assert(kKVStages == 1 || kKVStages == 2, "one or two K/V stages");
 };
+
+// The same tile at another head dim (the narrow tiles of fa2_padded_head_dims.h): warps, rows,
+// key tile and pipeline as Traits, every loop over d at kHeadDim.
+template <typename Traits, int kHeadDim>
+struct Fa2TraitsAtHeadDim
+    : Fa2TraitsBase<kHeadDim, Traits::kWarps, Traits::kMTiles, Traits::kBlockN, Traits::kQInRegs,
+                    Traits::kKVStages, Traits::kLazyRescale, Traits::kMinBlocks,
+                    Traits::kQRegSteps == Traits::kHeadDim / 16 ? -1 : Traits::kQRegSteps> {};
 
 // CTA order of the grid: kHeadMajor keeps the m-blocks of one head adjacent (heaviest first
 // within the head; best L2 reuse of K/V), kHeavyFirst orders every CTA of the grid by its

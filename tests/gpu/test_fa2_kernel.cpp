@@ -81,11 +81,12 @@ TEST_F(Fa2Kernel, BshdLayout) {
 
 // Head dims that are multiples of 8 without a tile of their own run padded into the next
 // listed tile (fa2_padded_head_dim): one or more per tile, from 8 (into 32) to 248 (into 256),
+// and the narrow tiles (72 and 80 in D = 80's, 104 and 112 in D = 112's; fa2_narrow_head_dim),
 // both dtypes and masks, odd lengths, T_q != T_k, GQA and bshd. Padding columns that leaked into
 // Q*K^T or P*V, or an O store past column D (into the next row), would show in the comparison.
 TEST_F(Fa2Kernel, PaddedHeadDims) {
   int n = 0;
-  for (int D : {8, 24, 40, 56, 72, 80, 88, 112, 120, 136, 176, 200, 248}) {
+  for (int D : {8, 24, 40, 56, 72, 80, 88, 104, 112, 120, 136, 176, 200, 248}) {
     ASSERT_NE(fa2_padded_head_dim(D), D) << D;
     for (DType dt : {DType::fp16, DType::bf16}) {
       for (bool causal : {false, true}) {
@@ -107,13 +108,15 @@ TEST_F(Fa2Kernel, PaddedHeadDims) {
       }
     }
   }
-  for (std::int64_t T : {1000, 4097}) {  // a long causal case, many key tiles per CTA
+  for (std::int64_t T : {1000, 4097}) {  // long causal cases, many key tiles per CTA
     if (T > fwd_check::max_test_length()) continue;
-    Shape s;
-    s.D = 80;
-    s.causal = true;
-    s.T_q = s.T_k = T;
-    run_and_check(s);
+    for (int D : {80, 88, 112}) {  // narrow, full, narrow
+      Shape s;
+      s.D = D;
+      s.causal = true;
+      s.T_q = s.T_k = T;
+      run_and_check(s);
+    }
   }
 }
 

@@ -77,6 +77,25 @@ TEST(Fa2TileChoice, PaddedHeadDimsTakeTheNextTile) {
   EXPECT_NE(why.find("D=248 (padded into D=256's tile)"), std::string::npos) << why;
 }
 
+TEST(Fa2TileChoice, NarrowTilesServeTheTwoHeadDimsBelowThem) {
+  // D = 80 and 112 have narrow copies of D = 96's and 128's tiles; 72 and 104 pad 8 columns
+  // into them. 88 and 120 (8 under the full tile) keep it; every other head dim has none.
+  EXPECT_EQ(fa2_narrow_head_dim(72), 80);
+  EXPECT_EQ(fa2_narrow_head_dim(80), 80);
+  EXPECT_EQ(fa2_narrow_head_dim(104), 112);
+  EXPECT_EQ(fa2_narrow_head_dim(112), 112);
+  int served = 0;
+  for (int D = -8; D <= 264; D += 8) {
+    const int narrow = fa2_narrow_head_dim(D);
+    if (narrow == 0) continue;
+    ++served;
+    EXPECT_TRUE(head_dim_listed(Fa2NarrowHeadDims{}, narrow)) << D;
+    EXPECT_EQ(fa2_padded_head_dim(D), narrow + 16) << D;  // the tile it narrows
+    EXPECT_LT(narrow - D, 16) << D;
+  }
+  EXPECT_EQ(served, 4);
+}
+
 TEST(Fa2TileChoice, TheSizesOfTheTables) {
   // (Br + 2 * stages * Bc) * pitch * 2 bytes; a change to a table shows up here.
   EXPECT_EQ(fa2_fwd_tile_smem(128, false, Fa2FwdTile::kLargeGrid), 64 * 1024);
