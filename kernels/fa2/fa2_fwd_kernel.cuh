@@ -262,12 +262,24 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
   // Key tile n of K or V (`src`: k or v) into `dst`. Paged, the tile's first key counted from
   // the sequence's key 0 is T_k - t_k + n * kBN (the re-basing subtracted key0 and the split's
   // first key from t_k), so no offset is held across the loop; the page stride is the batch
-  // stride (AttnParams).
+  // stride (AttnParams). With two K/V stages the pages of tile n are fetched while tile n + 1's
+  // copies are issued (fetch_pages below), so no table load sits before a copy; with one stage
+  // K and V of a tile are copied at different points and each copy fetches its pages first.
+  [[maybe_unused]] int tile_pages[PagedTileRows<Traits, kBN>::kPasses];
+  auto fetch_pages = [&](int n) {
+    if constexpr (kSplit || kPacked) {
+      if (paged && n >= 0) {
+        fetch_tile_pages<Traits, kBN>(tile_pages, p.block_table + b * p.pages_per_seq,
+                                      __ffs(p.page_size) - 1, p.T_k - t_k + n * kBN, p.T_k, tid);
+      }
+    }
+  };
   auto load_kv = [&](T* dst, const T* src, std::int64_t row_ld, std::int64_t page_ld, int n) {
     if constexpr (kSplit || kPacked) {
       if (paged) {
-        load_paged_rows<Traits, kBN>(dst, src, p.block_table + b * p.pages_per_seq, p.page_size,
-                                     page_ld, row_ld, p.T_k - t_k + n * kBN, p.T_k, tid);
+        if constexpr (kStages == 1) fetch_pages(n);
+        load_paged_rows<Traits, kBN>(dst, src, tile_pages, p.page_size, page_ld, row_ld,
+                                     p.T_k - t_k + n * kBN, p.T_k, tid);
         return;
       }
     }
@@ -284,9 +296,11 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
     cp_async_commit();
     int n = n_blocks - 1;
     const std::uint32_t last_off = kStages == 2 ? (n & 1) * kStageBytes : 0;
+    if constexpr (kStages == 2) fetch_pages(n);
     load_kv(sK + last_off / 2, k, p.k_row_stride, p.k_batch_stride, n);
     if constexpr (kStages == 2) {
       load_kv(sV + last_off / 2, v, p.v_row_stride, p.v_batch_stride, n);
+      fetch_pages(n - 1);
     }
     cp_async_commit();
 
@@ -317,6 +331,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
           load_kv(sK + next_off / 2, k, p.k_row_stride, p.k_batch_stride, n - 1);
           load_kv(sV + next_off / 2, v, p.v_row_stride, p.v_batch_stride, n - 1);
           cp_async_commit();
+          fetch_pages(n - 2);
         }
       }
 

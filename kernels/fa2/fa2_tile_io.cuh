@@ -115,43 +115,61 @@ __device__ __forceinline__ void load_packed_rows(T* smem, const T* gmem, std::in
   }
 }
 
-// load_tile's copy of a key tile from a paged KV cache (AttnParams::block_table): key row j is
-// row j % page_size of page table[j / page_size], pages `page_ld` and rows `row_ld` elements
-// apart (`gmem`: the head's row 0 of page 0). Rows [row0, row0 + kRows) of the sequence's keys,
-// the same swizzled layout as load_tile; rows at or past `row_end` are zero-filled without
-// reading the table, whose row ends at row_end's page. page_size is a power of two
-// (fa2_fwd_supported), so a shift and a mask find the page and the row, not a division. Each
-// row's address is computed per call, as load_packed_rows does, but here at every key tile: a
-// table load per row and pass stands before each copy (measured: paged decode 4-19% slower
-// than contiguous, results/NOTES.md).
+// The rows of a key tile that one thread copies from a paged KV cache (AttnParams::block_table):
+// rows r + ps * kThreads / 8 of the tile, one per pass ps.
+template <typename Traits, int kRows>
+struct PagedTileRows {
+  static constexpr int kRowsPerPass = Traits::kThreads / 8;
+  static constexpr int kPasses = kRows / kRowsPerPass;
+  static_assert(kRows % kRowsPerPass == 0 && kRowsPerPass % 8 == 0, "loader tiling");
+};
+
+// The page of each row this thread copies in the key tile of rows [row0, row0 + kRows): key j
+// lies on page table[j >> page_shift] (page_size a power of two, fa2_fwd_supported). Rows at or
+// past `row_end` read no table entry (the table ends at row_end's page); their page is 0. Plain
+// loads, so a caller can fetch a tile's pages one tile ahead of its copies and keep the table's
+// latency off the copy path.
+template <typename Traits, int kRows>
+__device__ __forceinline__ void fetch_tile_pages(int (&page)[PagedTileRows<Traits, kRows>::kPasses],
+                                                 const int* table, int page_shift, int row0,
+                                                 int row_end, int tid) {
+  using Rows = PagedTileRows<Traits, kRows>;
+#pragma unroll
+  for (int ps = 0; ps < Rows::kPasses; ++ps) {
+    const int key = row0 + (tid >> 3) + ps * Rows::kRowsPerPass;
+    page[ps] = key < row_end ? __ldg(table + (key >> page_shift)) : 0;
+  }
+}
+
+// load_tile's copy of a key tile from a paged KV cache, given the pages of its rows
+// (fetch_tile_pages): key row j is row j % page_size of its page, pages `page_ld` and rows
+// `row_ld` elements apart (`gmem`: the head's row 0 of page 0). Rows [row0, row0 + kRows) of
+// the sequence's keys, the same swizzled layout as load_tile; rows at or past `row_end` are
+// zero-filled.
 template <typename Traits, int kRows, typename T>
-__device__ __forceinline__ void load_paged_rows(T* smem, const T* gmem, const int* table,
-                                                int page_size, std::int64_t page_ld,
-                                                std::int64_t row_ld, int row0, int row_end,
-                                                int tid) {
+__device__ __forceinline__ void load_paged_rows(
+    T* smem, const T* gmem, const int (&page)[PagedTileRows<Traits, kRows>::kPasses], int page_size,
+    std::int64_t page_ld, std::int64_t row_ld, int row0, int row_end, int tid) {
+  using Rows = PagedTileRows<Traits, kRows>;
   constexpr int kChunks = Traits::kHeadDim / 8;
   constexpr int kGroups = (kChunks + 7) / 8;
-  constexpr int kRowsPerPass = Traits::kThreads / 8;
-  constexpr int kPasses = kRows / kRowsPerPass;
   constexpr int kPitch = Traits::kPitch;
-  static_assert(kRows % kRowsPerPass == 0 && kRowsPerPass % 8 == 0, "loader tiling");
   const int r = tid >> 3;
   const int c = tid & 7;
-  const int page_shift = __ffs(page_size) - 1;
   const std::uint32_t s_base =
       smem_u32(smem) + static_cast<std::uint32_t>((r * kPitch + ((c ^ (r & 7)) * 8)) * 2);
 #pragma unroll
-  for (int ps = 0; ps < kPasses; ++ps) {
-    const int key = row0 + r + ps * kRowsPerPass;
+  for (int ps = 0; ps < Rows::kPasses; ++ps) {
+    const int key = row0 + r + ps * Rows::kRowsPerPass;
     const bool row_ok = key < row_end;
-    const T* g = row_ok ? gmem + table[key >> page_shift] * page_ld +
+    const T* g = row_ok ? gmem + page[ps] * page_ld +
                               static_cast<std::int64_t>(key & (page_size - 1)) * row_ld + c * 8
                         : gmem;
 #pragma unroll
     for (int grp = 0; grp < kGroups; ++grp) {
       if (kChunks % 8 != 0 && grp == kGroups - 1 && c >= kChunks % 8) continue;
       const std::uint32_t dst =
-          s_base + static_cast<std::uint32_t>((ps * kRowsPerPass * kPitch + grp * 64) * 2);
+          s_base + static_cast<std::uint32_t>((ps * Rows::kRowsPerPass * kPitch + grp * 64) * 2);
       cp_async_16(dst, row_ok ? g + grp * 64 : gmem, row_ok);
     }
   }
