@@ -142,11 +142,9 @@ cudaError_t run_fa2_fwd_padded(const AttnParams& p, cudaStream_t stream) {
     }
   }
   if (masked) {
-    const Fa2Order order = causal_order;
-    return varlen
-               ? launch_fa2_fwd<Fa2CausalTraits<kHeadDim, true>, T, true, true, true>(p, stream,
-                                                                                      order)
-               : launch_fa2_fwd<Fa2CausalTraits<kHeadDim, true>, T, true, true>(p, stream, order);
+    using Causal = Fa2CausalTraits<kHeadDim, true>;
+    return varlen ? launch_fa2_fwd<Causal, T, true, true, true>(p, stream, causal_order)
+                  : launch_fa2_fwd<Causal, T, true, true>(p, stream, causal_order);
   }
   return launch_fa2_fwd<Fa2Traits<kHeadDim, true>, T, false, true>(p, stream, Fa2Order::kHeadMajor);
 }
