@@ -39,10 +39,12 @@ constexpr int fa2_padded_head_dim(int d) {
 // issue 20's 0.85 (results/NOTES.md). Each entry adds forward kernels to its tile's padded unit.
 using Fa2NarrowHeadDims = HeadDimList<80, 112>;
 
-// The narrow tile serving d in the forward (d itself, or d + 8 padded), 0 when none does.
+// The narrow tile serving d in the forward (d itself, or d + 8 padded), 0 when none does: the
+// smallest narrow tile at or above d, if d's full tile is the one it narrows (listed tiles
+// are 32 apart, so that also keeps d within 16 of it).
 constexpr int fa2_narrow_head_dim(int d) {
   const int narrow = padded_head_dim(Fa2NarrowHeadDims{}, d);
-  return narrow != 0 && narrow - d < 16 && fa2_padded_head_dim(d) == narrow + 16 ? narrow : 0;
+  return narrow != 0 && fa2_padded_head_dim(d) == narrow + 16 ? narrow : 0;
 }
 
 // Whether the fa2 forward runs head dim d: listed, or padded into a listed tile.

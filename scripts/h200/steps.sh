@@ -3,10 +3,10 @@
 # and a tar of the output after every step, because a device call returns only a few files and
 # a call cut by its limit returns nothing that was not already packed.
 #   budget=SECONDS outdir=DIR [PACK=FILE.tgz]; source scripts/h200/steps.sh
-# Keep outdir outside $OUT (e.g. /tmp/cN) and PACK under it: a call returns at most 8 files
-# from $OUT, so an outdir there comes back cut, while the one tar holds everything.
 #   step NAME SECONDS CMD...   runs CMD for at most SECONDS (or what is left), then packs
 #   left                       seconds of the budget left
+# Keep outdir outside $OUT (e.g. /tmp/cN) and PACK under it: a call returns at most 8 files
+# from $OUT, so an outdir there comes back cut, while the one tar holds everything.
 steps_start=$(date +%s)
 left() { echo $((budget - ($(date +%s) - steps_start))); }
 pack() {
