@@ -64,6 +64,7 @@
 #include "common/attn_mask.h"
 #include "common/attn_params.h"
 #include "common/cp_async.cuh"
+#include "common/grid_dependency.cuh"
 #include "common/mma.cuh"
 #include "common/smem_swizzle.cuh"
 #include "common/varlen.h"
@@ -98,6 +99,9 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocks)
   static_assert(!(kPadD && (kSplit || kPacked)), "padded head dims run the plain forward only");
   static_assert(!kVarlen || (kMasked && !kSplit && !kPacked),
                 "variable-length batches run the masked plain forward only");
+  // The combine kernel after a split grid is a programmatic dependent launch: let it be scheduled
+  // now, so its launch overlaps this grid (it waits for the grid's end before reading).
+  if constexpr (kSplit) grid_dependency_launch_dependents();
   constexpr int kBM = Traits::kBlockM;
   constexpr int kBN = Traits::kBlockN;
   constexpr int kD = Traits::kHeadDim;

@@ -33,7 +33,6 @@
 
 namespace fa2b {
 
-constexpr int kFa2MaxSplits = 128;
 // Key blocks a split walks at the least (shape-chosen counts only): below that the combine and
 // the per-split prologue cost more than the extra CTAs bring (H200, B = 1, H_kv = 8 packed,
 // T_k = 4096: 26.0 us at 32 splits of 2 blocks, 21.0 at 16 of 4, 20.7 at 8 of 8;

@@ -14,6 +14,10 @@
 
 namespace fa2b {
 
+// The most slices a forward splits the key axis into (fa2_split_choice.h caps every count at
+// it; the combine kernel keeps one weight per slice in shared memory).
+constexpr int kFa2MaxSplits = 128;
+
 struct Fa2SplitKv {
   // Slices of the key axis; 1 runs the forward without a split (no workspace read or written).
   int n_splits = 1;
