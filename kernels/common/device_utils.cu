@@ -36,6 +36,23 @@ __global__ void fill_kernel(void* ptr, KernelDType dtype, int heads, int seq, in
   }
 }
 
+__global__ void fill_paged_kernel(void* pool, KernelDType dtype, int heads, int seq, int D,
+                                  int page_size, const std::int32_t* table, std::int64_t total,
+                                  std::uint64_t seed, InputTensor tensor, KernelInputDist dist) {
+  const std::int64_t pages_per_seq = (seq + page_size - 1) / page_size;
+  for (std::int64_t idx = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+       idx < total; idx += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const std::int64_t d = idx % D;
+    const std::int64_t row = idx / D;  // logical row ((b * heads + h) * seq + t)
+    const std::int64_t t = row % seq;
+    const std::int64_t h = (row / seq) % heads;
+    const std::int64_t b = row / (static_cast<std::int64_t>(seq) * heads);
+    const std::int64_t page = table[b * pages_per_seq + t / page_size];
+    const float x = input_value(seed, tensor, static_cast<std::uint64_t>(idx), dist);
+    store_as(pool, ((page * page_size + t % page_size) * heads + h) * D + d, dtype, x);
+  }
+}
+
 __global__ void count_nonfinite_kernel(const void* ptr, KernelDType dtype, std::int64_t n,
                                        unsigned long long* count) {
   unsigned long long local = 0;
@@ -69,6 +86,17 @@ cudaError_t fill_inputs(void* ptr, KernelDType dtype, int B, int heads, int seq,
   if (total == 0) return cudaSuccess;
   fill_kernel<<<grid_for(total, 256), 256, 0, stream>>>(
       ptr, dtype, heads, seq, D, total, batch_stride, head_stride, row_stride, seed, tensor, dist);
+  return cudaGetLastError();
+}
+
+cudaError_t fill_paged_inputs(void* pool, KernelDType dtype, int B, int heads, int seq, int D,
+                              int page_size, const std::int32_t* table, std::uint64_t seed,
+                              InputTensor tensor, KernelInputDist dist, cudaStream_t stream) {
+  const std::int64_t total = static_cast<std::int64_t>(B) * heads * seq * D;
+  if (total == 0) return cudaSuccess;
+  if (page_size <= 0) return cudaErrorInvalidValue;
+  fill_paged_kernel<<<grid_for(total, 256), 256, 0, stream>>>(pool, dtype, heads, seq, D, page_size,
+                                                              table, total, seed, tensor, dist);
   return cudaGetLastError();
 }
 

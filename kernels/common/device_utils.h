@@ -19,6 +19,14 @@ cudaError_t fill_inputs(void* ptr, KernelDType dtype, int B, int heads, int seq,
                         std::int64_t row_stride, std::uint64_t seed, InputTensor tensor,
                         KernelInputDist dist, cudaStream_t stream);
 
+// K or V of a paged cache: the values fill_inputs gives the logical [B, heads, seq, D] tensor
+// (row-major), written into the pool [pages, page_size, heads, D] through the device page
+// table [B, ceil(seq / page_size)] (row j of (b, h) to page table[b][j / page_size], row
+// j % page_size). The pool's other rows are left as they are (the caller poisons them first).
+cudaError_t fill_paged_inputs(void* pool, KernelDType dtype, int B, int heads, int seq, int D,
+                              int page_size, const std::int32_t* table, std::uint64_t seed,
+                              InputTensor tensor, KernelInputDist dist, cudaStream_t stream);
+
 // Counts non-finite elements among `n` elements of `dtype` at `ptr`. Synchronous.
 cudaError_t count_nonfinite(const void* ptr, KernelDType dtype, std::int64_t n, std::int64_t* count,
                             cudaStream_t stream);

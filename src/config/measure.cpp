@@ -12,7 +12,8 @@ MeasureSettings parse_measure(const json& v, const std::string& pointer, Measure
   }
   check_keys(v, pointer,
              {"warmup", "min_samples", "max_samples", "target_rel_spread", "max_time_s", "seed",
-              "l2_flush", "verify_rows", "inputs", "keep_samples", "drop_throttled", "sustained_s"},
+              "l2_flush", "verify_rows", "inputs", "keep_samples", "drop_throttled", "sustained_s",
+              "settle_s"},
              "measure setting", errors);
   auto int_field = [&](const char* key, std::int64_t min, int& out) {
     if (!v.contains(key)) return;
@@ -85,17 +86,20 @@ MeasureSettings parse_measure(const json& v, const std::string& pointer, Measure
     const auto b = get_bool(v["drop_throttled"], ptr(pointer, "drop_throttled"), errors);
     if (b) base.drop_throttled = *b;
   }
-  if (v.contains("sustained_s")) {
-    const std::string p = ptr(pointer, "sustained_s");
-    const auto d = get_number(v["sustained_s"], p, errors);
-    if (d && !(*d >= 0 && *d <= kMaxSustainedSeconds)) {
-      errors.add(p, "expected seconds from 0 (off) to " +
-                        std::to_string(static_cast<int>(kMaxSustainedSeconds)) + ", got " +
-                        show(v["sustained_s"]));
+  // Seconds from 0 (off) to `most`.
+  auto seconds = [&](const char* key, double most, double& into) {
+    if (!v.contains(key)) return;
+    const std::string p = ptr(pointer, key);
+    const auto d = get_number(v[key], p, errors);
+    if (d && !(*d >= 0 && *d <= most)) {
+      errors.add(p, "expected seconds from 0 (off) to " + std::to_string(static_cast<int>(most)) +
+                        ", got " + show(v[key]));
     } else if (d) {
-      base.sustained_s = *d;
+      into = *d;
     }
-  }
+  };
+  seconds("sustained_s", kMaxSustainedSeconds, base.sustained_s);
+  seconds("settle_s", kMaxSettleSeconds, base.settle_s);
   if (v.contains("inputs")) {
     const std::string p = ptr(pointer, "inputs");
     const json& s = v["inputs"];

@@ -149,7 +149,12 @@ json apply_overrides(const json& raw, const ConfigOverrides& overrides) {
       if (std::find(known.begin(), known.end(), b) == known.end()) {
         std::string msg = "--backends: unknown backend \"" + b + "\"";
         const std::string near = did_you_mean(b, known);
-        if (!near.empty()) msg += " (did you mean \"" + near + "\"?)";
+        if (b.find_first_of(" \t") != std::string::npos) {
+          // "--backends 'fa2 cudnn'" from a script: one argument holding two names.
+          msg += " (one argument with spaces; separate backends with commas: --backends fa2,cudnn)";
+        } else if (!near.empty()) {
+          msg += " (did you mean \"" + near + "\"?)";
+        }
         errors.push_back(msg + "; known backends: " + join(known));
       } else if (std::find(seen.begin(), seen.end(), b) != seen.end()) {
         errors.push_back("--backends: duplicate backend \"" + b + "\"");

@@ -55,6 +55,8 @@ inline constexpr int kMaxKeptSamples = 1000;
 // Bounds of measure.sustained_s and of the calls it may take (a kernel of microseconds).
 inline constexpr double kMaxSustainedSeconds = 600.0;
 inline constexpr long long kMaxSustainedCalls = 1000000;
+// Bound of measure.settle_s (runner/settle.h).
+inline constexpr double kMaxSettleSeconds = 60.0;
 
 // How a case is measured. Defaults come from the config's "measure" block; a sweep may
 // override them.
@@ -78,6 +80,9 @@ struct MeasureSettings {
   // which the GPU's energy counter gives energy per call and the GPU reaches its sustained
   // state (a power cap shows here, not in short samples). 0 leaves the phase out.
   double sustained_s = 0.0;
+  // Before the warm-up, wait up to this many seconds while the GPU still reports a throttle
+  // reason (a power cap, thermal) left by the case before (runner/settle.h). 0: no wait.
+  double settle_s = 0.0;
   // `sweep --profile-once` (not a config key): no warm-ups, no verification, one timed sample,
   // so a profiler (ncu, nsys) sees each case's kernel exactly once.
   bool profile_once = false;

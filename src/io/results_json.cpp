@@ -93,6 +93,7 @@ J measure_block(const MeasureSettings& m) {
          {"drop_throttled", m.drop_throttled}};
   if (m.profile_once) j["profile_once"] = true;  // absent: a measured case
   if (m.sustained_s > 0) j["sustained_s"] = number_json<J>(m.sustained_s);  // absent: off
+  if (m.settle_s > 0) j["settle_s"] = number_json<J>(m.settle_s);           // absent: off
   return j;
 }
 

@@ -275,6 +275,7 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
     rd.opt_bool(*m, mp, "drop_throttled", ms.drop_throttled);
     rd.opt_bool(*m, mp, "profile_once", ms.profile_once);
     rd.opt_double(*m, mp, "sustained_s", ms.sustained_s);
+    rd.opt_double(*m, mp, "settle_s", ms.settle_s);
     if (const json* v = rd.find(*m, "inputs")) {
       ms.inputs = rd.enum_value<InputDist>(rd.to_string(*v, mp + "/inputs"), mp + "/inputs",
                                            "input distribution",

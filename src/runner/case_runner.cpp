@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <optional>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -20,7 +22,7 @@
 #include "core/stats.h"
 #include "core/throttled_samples.h"
 #include "runner/case_dump.h"
-#include "runner/paged_staging.h"
+#include "runner/settle.h"
 #include "runtime/nvtx_range.h"
 #include "verify/reference.h"
 #include "verify/reference_grad.h"
@@ -102,20 +104,17 @@ AttnParams params_for(const Case& c, const CaseTensors& t) {
   return p;
 }
 
-// K and V of a paged case: the host platform fills them in their logical layout (the values
-// of a contiguous case, bit for bit), they are scattered into pages through the seeded page
-// table, and pools and table are copied to the platform.
+// K and V of a paged case: the seeded page table goes to the platform, and the platform fills
+// the pools through it with the values of the contiguous case, bit for bit (on the device for
+// the cuda target: a host staging of the 128 GiB caches of decode.json took minutes).
 void fill_paged_kv(const Case& c, const CaseTensors& t, Platform& platform, InputDist dist) {
   const std::vector<std::int32_t> table = page_table(c);
-  const std::unique_ptr<Platform> host = make_host_platform();
-  std::vector<unsigned char> logical(tensor_bytes(c, t.kd));
+  platform.copy_from_host(t.page_table.get(), table.data(), table.size() * sizeof(std::int32_t));
   for (const auto& [which, pool] :
        {std::pair{InputTensor::k, t.k.get()}, std::pair{InputTensor::v, t.v.get()}}) {
-    host->fill(logical.data(), t.kd, c.dtype, c.measure.seed, which, dist);
-    const std::vector<unsigned char> pages = scatter_to_pages(c, logical.data(), t.kd, table);
-    platform.copy_from_host(pool, pages.data(), pages.size());
+    platform.fill_paged(pool, t.k.bytes(), t.kd, static_cast<int>(c.page_size),
+                        t.page_table.as<std::int32_t>(), c.dtype, c.measure.seed, which, dist);
   }
-  platform.copy_from_host(t.page_table.get(), table.data(), table.size() * sizeof(std::int32_t));
 }
 
 float to_float(const void* base, std::int64_t i, DType dt) {
@@ -211,12 +210,18 @@ std::function<void()> timed_region(const Case& c, Backend& backend, const AttnPa
 void sample_timings(const Case& c, const std::function<void()>& launch, Platform& platform,
                     CaseResult& r) {
   const MeasureSettings& m = c.measure;
+  GpuStateProbe* probe = platform.gpu_state_probe();
+  std::optional<SettleOutcome> settled;
+  if (m.settle_s > 0 && !m.profile_once && probe != nullptr) {
+    settled = settle_gpu(*probe, m.settle_s, [](double s) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(s));
+    });
+  }
   const int warmup = m.profile_once ? 0 : m.warmup;  // --profile-once: the one run profiled
   for (int i = 0; i < warmup; ++i) platform.time_ms(launch, false);
   platform.check_after_run("warm-up");
 
   std::vector<double> samples;
-  GpuStateProbe* probe = platform.gpu_state_probe();
   const GpuReading state_start = probe ? probe->read() : GpuReading{};
   std::vector<GpuReading> state_after;
   const auto start = std::chrono::steady_clock::now();
@@ -243,6 +248,7 @@ void sample_timings(const Case& c, const std::function<void()>& launch, Platform
   platform.check_after_run("timed samples");
   r.gpu_state = probe ? gpu_state_json(state_start, state_after, r.flops)
                       : gpu_state_absent_json(platform.gpu_state_absent());
+  if (settled) r.gpu_state["settle"] = settle_json(*settled);
   SampleSelection sel = select_samples(samples, state_after, m.drop_throttled);
   const double first = r.time.first_ms;
   r.time = summarize(sel.used);

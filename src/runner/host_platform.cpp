@@ -28,13 +28,26 @@ class HostPlatform final : public Platform {
       const std::int64_t s = r % t.seq, h = (r / t.seq) % t.heads, b = r / (t.seq * t.heads);
       const std::int64_t base = b * t.strides.b + h * t.strides.h + s * t.strides.t;
       for (std::int64_t d = 0; d < t.D; ++d) {
-        const float x = input_value(seed, which, static_cast<std::uint64_t>(r * t.D + d), kdist);
-        if (dtype == DType::fp32) {
-          static_cast<float*>(ptr)[base + d] = x;
-        } else {
-          static_cast<std::uint16_t*>(ptr)[base + d] =
-              dtype == DType::fp16 ? float_to_fp16(x) : float_to_bf16(x);
-        }
+        store(ptr, base + d, dtype,
+              input_value(seed, which, static_cast<std::uint64_t>(r * t.D + d), kdist));
+      }
+    });
+  }
+
+  void fill_paged(void* pool, std::size_t pool_bytes, const TensorDesc& t, int page_size,
+                  const std::int32_t* table, DType dtype, std::uint64_t seed, InputTensor which,
+                  InputDist dist) override {
+    poison(pool, pool_bytes);
+    const auto kdist = static_cast<KernelInputDist>(static_cast<int>(dist));
+    const std::int64_t pages_per_seq = (t.seq + page_size - 1) / page_size;
+    const std::int64_t rows = static_cast<std::int64_t>(t.B) * t.heads * t.seq;
+    parallel_rows(rows, [&](std::int64_t r) {
+      const std::int64_t s = r % t.seq, h = (r / t.seq) % t.heads, b = r / (t.seq * t.heads);
+      const std::int64_t page = table[b * pages_per_seq + s / page_size];
+      const std::int64_t base = ((page * page_size + s % page_size) * t.heads + h) * t.D;
+      for (std::int64_t d = 0; d < t.D; ++d) {
+        store(pool, base + d, dtype,
+              input_value(seed, which, static_cast<std::uint64_t>(r * t.D + d), kdist));
       }
     });
   }
@@ -74,6 +87,16 @@ class HostPlatform final : public Platform {
   bool broken(std::string*) const override { return false; }
 
  private:
+  // Element i of a tensor of `dtype` at `ptr` set to x, rounded as the device rounds it.
+  static void store(void* ptr, std::int64_t i, DType dtype, float x) {
+    if (dtype == DType::fp32) {
+      static_cast<float*>(ptr)[i] = x;
+    } else {
+      static_cast<std::uint16_t*>(ptr)[i] =
+          dtype == DType::fp16 ? float_to_fp16(x) : float_to_bf16(x);
+    }
+  }
+
   template <typename F>
   static void parallel_rows(std::int64_t n, F&& f) {
     const std::int64_t threads =

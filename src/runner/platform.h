@@ -34,6 +34,15 @@ class Platform {
 
   virtual void fill(void* ptr, const TensorDesc& t, DType dtype, std::uint64_t seed,
                     InputTensor which, InputDist dist) = 0;
+  // K or V of a paged case straight into its pool [pages, page_size, t.heads, t.D] (`pool`
+  // holds pool_bytes): every element gets the value `fill` gives the logical tensor `t` (so a
+  // paged case computes on the values of the contiguous one), its row j of (b, h) landing in
+  // page table[b * pages_per_seq + j / page_size], row j % page_size; the rows past t.seq in
+  // each sequence's last page are poisoned. `table` [t.B, pages_per_seq] is in the platform's
+  // memory. runner/paged_staging.h's scatter_to_pages is the same layout, built on the host.
+  virtual void fill_paged(void* pool, std::size_t pool_bytes, const TensorDesc& t, int page_size,
+                          const std::int32_t* table, DType dtype, std::uint64_t seed,
+                          InputTensor which, InputDist dist) = 0;
   // Sets every byte to 0xFF: NaN in fp16, bf16 and fp32, so unwritten elements are caught.
   virtual void poison(void* ptr, std::size_t bytes) = 0;
   virtual std::int64_t count_nonfinite(const void* ptr, DType dtype, std::int64_t n) = 0;

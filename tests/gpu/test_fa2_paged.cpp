@@ -24,6 +24,7 @@
 
 #include "backends/backend.h"
 #include "backends/shape_params.h"
+#include "common/device_utils.h"
 #include "core/paged_kv.h"
 #include "fa2/fa2_bwd.h"
 #include "fa2/fa2_fwd.h"
@@ -302,6 +303,53 @@ TEST_F(Fa2Paged, RunnerRunsAPagedCase) {
 
 // The support rules, host code only (no device needed): what the decode kernels take, the
 // backward's refusal, the plain entry point's refusal, and the decode tile's shared memory.
+// The runner stages a paged case on the device (fill_paged_inputs, through the cuda platform):
+// the pools it writes equal the host's scatter of the logical tensor bit for bit, the
+// poisoned rows past T_k included, at odd T_k, pages that do not divide it and both dtypes.
+TEST_F(Fa2Paged, DeviceFillEqualsTheHostScatter) {
+  const auto host = make_host_platform();
+  for (DType dt : {DType::bf16, DType::fp16}) {
+    for (std::int64_t T_k : {1, 17, 1000}) {
+      for (std::int64_t ps : {16, 256}) {
+        Case c;
+        c.B = 2;
+        c.H = 6;
+        c.H_kv = 3;
+        c.T_q = 1;
+        c.T_k = T_k;
+        c.D = 40;
+        c.dtype = dt;
+        c.kv_layout = KvLayout::paged;
+        c.page_size = ps;
+        c.measure.seed = 5 + static_cast<std::uint64_t>(T_k);
+        SCOPED_TRACE("T_k " + std::to_string(T_k) + ", pages of " + std::to_string(ps));
+        const TensorDesc kd{2, 3, static_cast<int>(T_k), 40,
+                            tensor_strides(Layout::bhsd, 3, T_k, 40)};
+        std::vector<unsigned char> logical(static_cast<std::size_t>(2 * 3 * T_k * 40 * 2));
+        host->fill(logical.data(), kd, dt, c.measure.seed, InputTensor::k, InputDist::normal);
+        const std::vector<std::int32_t> table = page_table(c);
+        const std::vector<unsigned char> want = scatter_to_pages(c, logical.data(), kd, table);
+        DevBuf pool(want.size()), table_dev(table.size() * sizeof(std::int32_t));
+        ASSERT_TRUE(pool.ptr && table_dev.ptr);
+        ASSERT_EQ(cudaMemcpy(table_dev.ptr, table.data(), table.size() * sizeof(std::int32_t),
+                             cudaMemcpyHostToDevice),
+                  cudaSuccess);
+        ASSERT_EQ(cudaMemset(pool.ptr, 0xFF, want.size()), cudaSuccess);
+        ASSERT_EQ(
+            fill_paged_inputs(pool.ptr, dt == DType::bf16 ? KernelDType::bf16 : KernelDType::fp16,
+                              2, 3, static_cast<int>(T_k), 40, static_cast<int>(ps),
+                              static_cast<const std::int32_t*>(table_dev.ptr), c.measure.seed,
+                              InputTensor::k, KernelInputDist::normal, nullptr),
+            cudaSuccess);
+        std::vector<unsigned char> got(want.size());
+        ASSERT_EQ(cudaMemcpy(got.data(), pool.ptr, got.size(), cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        EXPECT_EQ(got, want);
+      }
+    }
+  }
+}
+
 TEST(Fa2PagedSupport, RulesSayWhatTheDecodeKernelsNeed) {
   Case c = gpu_runner_case("fa2", 2, 8, 2, 1, 1000);
   c.kv_layout = KvLayout::paged;

@@ -342,6 +342,9 @@ TEST(ConfigExpand, KeepSamplesAndDropThrottled) {
   EXPECT_EQ(parse_config(j, "t.json").cases[0].measure.sustained_s, 0.0);
   j["measure"] = {{"sustained_s", 0.5}};
   EXPECT_EQ(parse_config(j, "t.json").cases[0].measure.sustained_s, 0.5);
+  EXPECT_EQ(parse_config(j, "t.json").cases[0].measure.settle_s, 0.0);
+  j["measure"] = {{"settle_s", 2.5}};
+  EXPECT_EQ(parse_config(j, "t.json").cases[0].measure.settle_s, 2.5);
 }
 
 TEST(ConfigErrors, KeepSamplesBeyondTheCapOrOfAnotherType) {
@@ -353,6 +356,10 @@ TEST(ConfigErrors, KeepSamplesBeyondTheCapOrOfAnotherType) {
   EXPECT_TRUE(HasError(j, "/measure/drop_throttled: expected true or false, got \"yes\""));
   j["measure"] = {{"sustained_s", -1}};
   EXPECT_TRUE(HasError(j, "/measure/sustained_s: expected seconds from 0 (off) to 600, got -1"));
+  j["measure"] = {{"settle_s", 61}};
+  EXPECT_TRUE(HasError(j, "/measure/settle_s: expected seconds from 0 (off) to 60, got 61"));
+  j["measure"] = {{"settle_s", "5"}};
+  EXPECT_TRUE(HasError(j, "/measure/settle_s"));
   j["measure"] = {{"keep_samples", -1}};
   EXPECT_TRUE(HasError(j, "/measure/keep_samples: expected true, false or a count"));
   j["measure"] = {{"keep_samples", "all"}};
@@ -702,6 +709,11 @@ TEST(ConfigOverrides, BadSyntaxNamesTheOverride) {
   o.set = {};
   o.backends = {"fa22"};
   EXPECT_TRUE(HasError(base(), "--backends: unknown backend \"fa22\" (did you mean \"fa2\"?)", o));
+  o.backends = {"fa2 cudnn"};
+  EXPECT_TRUE(HasError(base(),
+                       "--backends: unknown backend \"fa2 cudnn\" (one argument with spaces; "
+                       "separate backends with commas: --backends fa2,cudnn)",
+                       o));
   // A well-formed override with a bad value is reported by validation, with its pointer.
   o.backends = {};
   o.set = {"grid.T=[0]"};

@@ -137,6 +137,42 @@ TEST(CpuPaged, EqualsContiguousBitForBitOnOddShapes) {
   EXPECT_EQ(runs, 96);
 }
 
+// The platform's own paged fill (what the runner stages a paged case with) writes the pools
+// scatter_to_pages builds from the logical tensor, bit for bit, the poisoned tails included:
+// odd T_k, pages that do not divide it, both layouts, both dtypes. With two table entries
+// swapped the pools differ, so the comparison sees the table.
+TEST(CpuPaged, PlatformFillEqualsTheScatteredLogicalTensor) {
+  const auto host = make_host_platform();
+  for (DType dt : {DType::bf16, DType::fp16}) {
+    for (std::int64_t T_k : {1, 17, 1000}) {
+      for (std::int64_t ps : {16, 256}) {
+        for (Layout layout : {Layout::bhsd, Layout::bshd}) {
+          Case c = paged_case("cpu-flash", 1, T_k, ps, layout, false);
+          c.dtype = dt;
+          const TensorDesc kd = desc(c, c.H_kv, c.T_k);
+          std::vector<unsigned char> logical(
+              static_cast<std::size_t>(c.B * c.H_kv * c.T_k * c.D * dtype_bytes(dt)));
+          host->fill(logical.data(), kd, dt, c.measure.seed, InputTensor::v, c.measure.inputs);
+          const std::vector<std::int32_t> table = page_table(c);
+          const std::vector<unsigned char> want = scatter_to_pages(c, logical.data(), kd, table);
+          std::vector<unsigned char> pool(want.size(), 0);
+          host->fill_paged(pool.data(), pool.size(), kd, static_cast<int>(ps), table.data(), dt,
+                           c.measure.seed, InputTensor::v, c.measure.inputs);
+          SCOPED_TRACE("T_k " + std::to_string(T_k) + ", pages of " + std::to_string(ps));
+          EXPECT_EQ(pool, want);
+          if (table.size() >= 2) {
+            std::vector<std::int32_t> swapped = table;
+            std::swap(swapped[0], swapped[1]);
+            host->fill_paged(pool.data(), pool.size(), kd, static_cast<int>(ps), swapped.data(), dt,
+                             c.measure.seed, InputTensor::v, c.measure.inputs);
+            EXPECT_NE(pool, want);
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(CpuPaged, ASwappedPageTableFailsTheAccuracyCheck) {
   for (const char* backend : {"cpu-naive", "cpu-flash"})
     for (const std::int64_t page : {16, 256}) {

@@ -4,27 +4,18 @@
 // sustained phase (measure.sustained_s) and its energy per call; the measured copy bandwidth.
 #include <gtest/gtest.h>
 
-#include <limits>
-
 #include "backends/backend.h"
 #include "config/config.h"
 #include "core/gpu_state.h"
 #include "core/throttled_samples.h"
 #include "io/results_json.h"
+#include "probe_platform.h"
 #include "runner/case_runner.h"
 #include "runner/platform.h"
 #include "runner/sweep_runner.h"
 
 namespace fa2b {
 namespace {
-
-GpuReading with_reasons(std::uint64_t bits) {
-  GpuReading g;
-  g.sm_mhz = 1980;
-  g.throttle = bits;
-  g.throttle_known = true;
-  return g;
-}
 
 TEST(ThrottledSamples, IdleAndApplicationClocksDoNotMarkASample) {
   EXPECT_FALSE(is_throttled(with_reasons(0x1)));
@@ -66,69 +57,22 @@ TEST(ThrottledSamples, UnknownWithoutReadingsOrReasons) {
 }
 
 // The host platform with a probe whose readings say "power capped" on every other sample.
-class ThrottlingPlatform final : public Platform {
+class ThrottlingPlatform final : public ProbePlatform {
  public:
-  class Probe final : public GpuStateProbe {
-   public:
-    GpuReading read() override {
-      // Reading 0 is the start of the loop; readings 1, 2, ... follow samples 0, 1, ...
-      const bool capped = calls_ > 0 && (calls_ - 1) % 2 == 1;
-      GpuReading g = with_reasons(capped ? 0x4 : 0x0);
-      g.energy_j = 10.0 * calls_;  // the counter moves 10 J between readings
-      ++calls_;
-      return g;
-    }
-    int calls_ = 0;
-  };
-  explicit ThrottlingPlatform(bool with_probe) : host_(make_host_platform()), with_(with_probe) {}
-  std::string target() const override { return host_->target(); }
-  TargetInfo info() const override { return host_->info(); }
-  nlohmann::json device_block() const override { return host_->device_block(); }
-  MemoryTracker& tracker() override { return host_->tracker(); }
-  void* stream() override { return host_->stream(); }
-  void fill(void* p, const TensorDesc& t, DType d, std::uint64_t seed, InputTensor w,
-            InputDist dist) override {
-    host_->fill(p, t, d, seed, w, dist);
-  }
-  void poison(void* p, std::size_t bytes) override { host_->poison(p, bytes); }
-  std::int64_t count_nonfinite(const void* p, DType d, std::int64_t n) override {
-    return host_->count_nonfinite(p, d, n);
-  }
-  void copy_to_host(void* dst, const void* src, std::size_t bytes) override {
-    host_->copy_to_host(dst, src, bytes);
-  }
-  void copy_from_host(void* dst, const void* src, std::size_t bytes) override {
-    host_->copy_from_host(dst, src, bytes);
-  }
-  double time_ms(const std::function<void()>& launch, bool flush) override {
-    return host_->time_ms(launch, flush);
-  }
-  void check_after_run(const char* what) override { host_->check_after_run(what); }
-  bool broken(std::string* why) const override { return host_->broken(why); }
-  GpuStateProbe* gpu_state_probe() override { return with_ ? &probe_ : nullptr; }
-  std::string gpu_state_absent() const override { return "no probe in this test"; }
-  double copy_bw_gbs() const override {
-    return with_ ? 4000.0 : std::numeric_limits<double>::quiet_NaN();
-  }
+  explicit ThrottlingPlatform(bool with_probe) : ProbePlatform(with_probe, reading) {}
 
  private:
-  std::unique_ptr<Platform> host_;
-  bool with_;
-  Probe probe_;
+  static GpuReading reading(int n) {
+    // Reading 0 is the start of the loop; readings 1, 2, ... follow samples 0, 1, ...
+    const bool capped = n > 0 && (n - 1) % 2 == 1;
+    GpuReading g = with_reasons(capped ? 0x4 : 0x0);
+    g.energy_j = 10.0 * n;  // the counter moves 10 J between readings
+    return g;
+  }
 };
 
 Case small_case(bool drop, int keep) {
-  Case c;
-  c.sweep = "test";
-  c.backend = c.role = "cpu-flash";
-  c.B = 1;
-  c.H = c.H_kv = 1;
-  c.T_q = c.T_k = 8;
-  c.D = 32;
-  c.measure.warmup = 0;
-  c.measure.min_samples = 6;
-  c.measure.max_samples = 6;
-  c.measure.target_rel_spread = 1e9;  // stop at min_samples: six samples exactly
+  Case c = tiny_timed_case(6);  // six samples exactly
   c.measure.drop_throttled = drop;
   c.measure.keep_samples = keep;
   return c;

@@ -63,6 +63,15 @@ class CudaPlatform final : public Platform {
                                 static_cast<KernelInputDist>(static_cast<int>(dist)), stream_.s));
   }
 
+  void fill_paged(void* pool, std::size_t pool_bytes, const TensorDesc& t, int page_size,
+                  const std::int32_t* table, DType dtype, std::uint64_t seed, InputTensor which,
+                  InputDist dist) override {
+    poison(pool, pool_bytes);
+    FA2B_CUDA_CHECK(
+        fill_paged_inputs(pool, to_kernel(dtype), t.B, t.heads, t.seq, t.D, page_size, table, seed,
+                          which, static_cast<KernelInputDist>(static_cast<int>(dist)), stream_.s));
+  }
+
   void poison(void* ptr, std::size_t bytes) override {
     FA2B_CUDA_CHECK(cudaMemsetAsync(ptr, 0xFF, bytes, stream_.s));
   }
