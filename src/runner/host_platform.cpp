@@ -22,34 +22,22 @@ class HostPlatform final : public Platform {
 
   void fill(void* ptr, const TensorDesc& t, DType dtype, std::uint64_t seed, InputTensor which,
             InputDist dist) override {
-    const auto kdist = static_cast<KernelInputDist>(static_cast<int>(dist));
-    const std::int64_t rows = static_cast<std::int64_t>(t.B) * t.heads * t.seq;
-    parallel_rows(rows, [&](std::int64_t r) {
-      const std::int64_t s = r % t.seq, h = (r / t.seq) % t.heads, b = r / (t.seq * t.heads);
-      const std::int64_t base = b * t.strides.b + h * t.strides.h + s * t.strides.t;
-      for (std::int64_t d = 0; d < t.D; ++d) {
-        store(ptr, base + d, dtype,
-              input_value(seed, which, static_cast<std::uint64_t>(r * t.D + d), kdist));
-      }
-    });
+    fill_rows(ptr, t, dtype, seed, which, dist,
+              [&t](std::int64_t b, std::int64_t h, std::int64_t s) {
+                return b * t.strides.b + h * t.strides.h + s * t.strides.t;
+              });
   }
 
   void fill_paged(void* pool, std::size_t pool_bytes, const TensorDesc& t, int page_size,
                   const std::int32_t* table, DType dtype, std::uint64_t seed, InputTensor which,
                   InputDist dist) override {
     poison(pool, pool_bytes);
-    const auto kdist = static_cast<KernelInputDist>(static_cast<int>(dist));
     const std::int64_t pages_per_seq = (t.seq + page_size - 1) / page_size;
-    const std::int64_t rows = static_cast<std::int64_t>(t.B) * t.heads * t.seq;
-    parallel_rows(rows, [&](std::int64_t r) {
-      const std::int64_t s = r % t.seq, h = (r / t.seq) % t.heads, b = r / (t.seq * t.heads);
-      const std::int64_t page = table[b * pages_per_seq + s / page_size];
-      const std::int64_t base = ((page * page_size + s % page_size) * t.heads + h) * t.D;
-      for (std::int64_t d = 0; d < t.D; ++d) {
-        store(pool, base + d, dtype,
-              input_value(seed, which, static_cast<std::uint64_t>(r * t.D + d), kdist));
-      }
-    });
+    fill_rows(pool, t, dtype, seed, which, dist,
+              [&](std::int64_t b, std::int64_t h, std::int64_t s) {
+                const std::int64_t page = table[b * pages_per_seq + s / page_size];
+                return ((page * page_size + s % page_size) * t.heads + h) * t.D;
+              });
   }
 
   void poison(void* ptr, std::size_t bytes) override { std::memset(ptr, 0xFF, bytes); }
@@ -87,6 +75,23 @@ class HostPlatform final : public Platform {
   bool broken(std::string*) const override { return false; }
 
  private:
+  // Every logical row (b, h, s) of `t` gets input_value's D elements at element offset
+  // base_of(b, h, s) of `ptr`: the one fill behind `fill` (strided) and `fill_paged` (pages).
+  template <typename BaseOf>
+  void fill_rows(void* ptr, const TensorDesc& t, DType dtype, std::uint64_t seed, InputTensor which,
+                 InputDist dist, BaseOf base_of) {
+    const auto kdist = static_cast<KernelInputDist>(static_cast<int>(dist));
+    const std::int64_t rows = static_cast<std::int64_t>(t.B) * t.heads * t.seq;
+    parallel_rows(rows, [&](std::int64_t r) {
+      const std::int64_t s = r % t.seq, h = (r / t.seq) % t.heads, b = r / (t.seq * t.heads);
+      const std::int64_t base = base_of(b, h, s);
+      for (std::int64_t d = 0; d < t.D; ++d) {
+        store(ptr, base + d, dtype,
+              input_value(seed, which, static_cast<std::uint64_t>(r * t.D + d), kdist));
+      }
+    });
+  }
+
   // Element i of a tensor of `dtype` at `ptr` set to x, rounded as the device rounds it.
   static void store(void* ptr, std::int64_t i, DType dtype, float x) {
     if (dtype == DType::fp32) {

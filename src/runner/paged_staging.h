@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// A paged case's K and V: filled in their logical [B, H_kv, T_k, D] layout on the host, exactly
-// as a contiguous case's (so the float64 reference and the accuracy are the same), then
-// scattered into a pool of pages through the page table (core/paged_kv.h) by this.
+// A paged case's pools built the plain way: a logical [B, H_kv, T_k, D] tensor scattered row by
+// row into pages through the page table (core/paged_kv.h). The runner fills pools on the
+// platform instead (Platform::fill_paged); this is the independent layout the tests check that
+// fill against and stage their own paged inputs with.
 #pragma once
 
 #include <cstdint>

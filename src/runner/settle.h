@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "core/case.h"
 #include "runtime/gpu_state_probe.h"
 
 namespace fa2b {
