@@ -19,11 +19,11 @@ if grep -q "DeviceFillEqualsTheHostScatter" $outdir/tests.log && grep -q "FAILED
 fi
 step decode $(( $(left) - 20 )) sh -c "DECODE_DIR=$outdir/decode scripts/h200/decode.sh /tmp/b > $outdir/decode.log 2>&1"
 tail -n 45 $outdir/decode.log
-# What is left: racecheck and synccheck over the decode and paged sweeps (the batched combine
+# What is left: memcheck, racecheck and synccheck over the decode and paged sweeps (the batched combine
 # ran only memcheck and half a racecheck; the device paged fill none).
 t=$(( $(left) - 20 ))
 if [ $t -gt 30 ]; then
-  for tool in racecheck synccheck; do
+  for tool in memcheck racecheck synccheck; do
     ( SANITIZE_TOOLS=$tool SANITIZE_FILTER='*Fa2DecodeSweep*:*Fa2PagedSweep*:Fa2Paged.DeviceFill*' \
       SANITIZE_CLASSES=small SANITIZE_JOBS=2 SANITIZE_OUT=$outdir/sanitize_$tool timeout $t \
       scripts/sanitize.sh /tmp/b > $outdir/sanitize_$tool.log 2>&1; echo "$tool: exit $?" ) &
