@@ -3,13 +3,15 @@
 # the hang its call 2 found, plus FA2BENCH_FA3_CTAS=N, a cap on the persistent grid so that the
 # small test shapes walk several tiles per CTA) checked and timed against the same binary's
 # per-tile launch, in one call. Run from the repository root with carry=[".carry"]:
-#   bash results/h200/fa3_persistent_session16/call.sh
+#   [RACECHECK_S=100] bash results/h200/fa3_persistent_session16/call.sh [PATCH]
+# PATCH defaults to this folder's persistent.patch (call 3); v3_prepared/ passes its own.
 set -u
+patch_file=${1:-results/h200/fa3_persistent_session16/persistent.patch}
 outdir=/tmp/cp; mkdir -p $outdir; budget=520; PACK=$OUT/persistent.tgz
 source scripts/h200/steps.sh
 source scripts/h200/env.sh
 export LD_LIBRARY_PATH=$PWD/.carry/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-rm -rf /tmp/exp && cp -r "$PWD" /tmp/exp && (cd /tmp/exp && patch -p1 < results/h200/fa3_persistent_session16/persistent.patch > $outdir/patch.log 2>&1; echo "patch: $?")
+rm -rf /tmp/exp && cp -r "$PWD" /tmp/exp && (cd /tmp/exp && patch -p1 < $patch_file > $outdir/patch.log 2>&1; echo "patch: $?")
 step build 170 sh -c "cd /tmp/exp && FA2BENCH_BUILD_DIR=/tmp/b scripts/h200/build_on_device.sh > $outdir/build.log 2>&1"
 tail -n 1 $outdir/build.log
 # Correctness first: every fa3 forward test per-tile (v0), persistent (v1), and persistent on 3
@@ -31,7 +33,7 @@ pack
 # The barrier logic under the sanitizers (small shapes), persistent on 3 CTAs.
 for tool in memcheck racecheck synccheck; do
   ( FA2BENCH_FA3_PERSISTENT=1 FA2BENCH_FA3_CTAS=3 SANITIZE_TOOLS=$tool SANITIZE_FILTER='*Fa3KernelSweep*' \
-      SANITIZE_CLASSES=small SANITIZE_JOBS=1 SANITIZE_OUT=$outdir/sanitize_$tool timeout 100 \
+      SANITIZE_CLASSES=small SANITIZE_JOBS=1 SANITIZE_OUT=$outdir/sanitize_$tool timeout ${RACECHECK_S:-100} \
       scripts/sanitize.sh /tmp/b > $outdir/sanitize_$tool.log 2>&1; echo "$tool: exit $?" ) &
 done
 wait; pkill -f compute-sanitizer
