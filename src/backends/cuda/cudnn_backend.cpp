@@ -225,7 +225,7 @@ class CudnnBackend final : public Backend {
  public:
   std::string_view name() const override { return "cudnn"; }
   bool on_device() const override { return true; }
-  Support supports(const Case&, const TargetInfo& t) const override {
+  Support supports(const Case& c, const TargetInfo& t) const override {
     if (!t.cuda) return Support::no("cudnn needs the cuda target");
     // Before loading cuDNN: the refusal is ours, whatever library this machine has.
     const Support window = no_window_support(
