@@ -5,9 +5,20 @@
 #   budget=SECONDS outdir=DIR [PACK=FILE.tgz]; source scripts/h200/steps.sh
 #   step NAME SECONDS CMD...   runs CMD for at most SECONDS (or what is left), then packs
 #   left                       seconds of the budget left
+#   patched_tree PATCH         copies the repository to /tmp/exp and applies PATCH there (an
+#                              experiment built beside HEAD; patch -p1 output in $outdir/patch.log)
 # Keep outdir outside $OUT (e.g. /tmp/cN) and PACK under it: a call returns at most 8 files
 # from $OUT, so an outdir there comes back cut, while the one tar holds everything.
+# Sourcing it also sets up the call's environment: the toolchain and cuDNN (env.sh) and the
+# libraries carried under .carry/deps.
 steps_start=$(date +%s)
+source scripts/h200/env.sh
+export LD_LIBRARY_PATH=$PWD/.carry/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+patched_tree() {
+  rm -rf /tmp/exp && cp -r "$PWD" /tmp/exp &&
+    (cd /tmp/exp && patch -p1 < "$1" > "$outdir/patch.log" 2>&1)
+  echo "patch: $?"
+}
 left() { echo $((budget - ($(date +%s) - steps_start))); }
 pack() {
   rm -f "$outdir"/*/.fa2bench.lock "$outdir"/*/*/.fa2bench.lock

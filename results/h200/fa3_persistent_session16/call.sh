@@ -9,9 +9,7 @@ set -u
 patch_file=${1:-results/h200/fa3_persistent_session16/persistent.patch}
 outdir=/tmp/cp; mkdir -p $outdir; budget=520; PACK=$OUT/persistent.tgz
 source scripts/h200/steps.sh
-source scripts/h200/env.sh
-export LD_LIBRARY_PATH=$PWD/.carry/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-rm -rf /tmp/exp && cp -r "$PWD" /tmp/exp && (cd /tmp/exp && patch -p1 < $patch_file > $outdir/patch.log 2>&1; echo "patch: $?")
+patched_tree $patch_file
 step build 170 sh -c "cd /tmp/exp && FA2BENCH_BUILD_DIR=/tmp/b scripts/h200/build_on_device.sh > $outdir/build.log 2>&1"
 tail -n 1 $outdir/build.log
 # Correctness first: every fa3 forward test per-tile (v0), persistent (v1), and persistent on 3

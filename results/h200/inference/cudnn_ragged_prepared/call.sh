@@ -8,9 +8,7 @@ set -u
 patch_file=${1:-results/h200/inference/cudnn_ragged_prepared/cudnn_ragged.patch}
 outdir=/tmp/cr; mkdir -p $outdir; budget=560; PACK=$OUT/cudnn_ragged.tgz
 source scripts/h200/steps.sh
-source scripts/h200/env.sh
-export LD_LIBRARY_PATH=$PWD/.carry/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-rm -rf /tmp/exp && cp -r "$PWD" /tmp/exp && (cd /tmp/exp && patch -p1 < $patch_file > $outdir/patch.log 2>&1; echo "patch: $?")
+patched_tree $patch_file
 step build 200 sh -c "cd /tmp/exp && FA2BENCH_BUILD_DIR=/tmp/b scripts/h200/build_on_device.sh > $outdir/build.log 2>&1"
 tail -n 1 $outdir/build.log
 [ -x /tmp/b/fa2bench ] || { echo "no binary"; pack; exit 1; }

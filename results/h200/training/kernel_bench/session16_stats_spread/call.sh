@@ -7,10 +7,8 @@
 set -u
 outdir=/tmp/cs; mkdir -p $outdir; budget=540; PACK=$OUT/stats_spread.tgz
 source scripts/h200/steps.sh
-source scripts/h200/env.sh
-export LD_LIBRARY_PATH=$PWD/.carry/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 k=results/h200/training/kernel_bench/session16_stats_spread
-rm -rf /tmp/exp && cp -r "$PWD" /tmp/exp && (cd /tmp/exp && patch -p1 < $k/stats_spread.patch > $outdir/patch.log 2>&1; echo "patch: $?")
+patched_tree $k/stats_spread.patch
 step build_a 150 sh -c "FA2BENCH_BUILD_DIR=/tmp/ba scripts/h200/build_on_device.sh --target fa2bench_gpu_tests > $outdir/build_a.log 2>&1"
 step build_b 150 sh -c "cd /tmp/exp && FA2BENCH_BUILD_DIR=/tmp/bb scripts/h200/build_on_device.sh --target fa2bench_gpu_tests > $outdir/build_b.log 2>&1"
 step tests 90 sh -c "/tmp/bb/tests/fa2bench_gpu_tests --gtest_filter='*Fa2Bwd*:-*Bench*' --gtest_brief=1 > $outdir/tests_b.log 2>&1"
