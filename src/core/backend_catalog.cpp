@@ -93,11 +93,10 @@ std::deque<BackendEntry> built_in_entries() {
                     "with the logsumexp, and the backward graph cudnn-frontend's SDPA backward "
                     "lowers to (P recomputed from the logsumexp, dQ through an fp32 "
                     "accumulator); `libcudnn.so.9` loaded at run time"));
-  e.back().varlen_note =
-      "its SDPA graph (src/backends/cuda/cudnn/sdpa_graph.cpp) builds dense [B, H, T, D] "
-      "tensors; a variable-length batch needs ragged-offset tensors on Q, K, V and O "
-      "(CUDNN_ATTR_TENSOR_RAGGED_OFFSET_DESC) and per-sequence length tensors with the padding "
-      "mask, not built yet";
+  // Forward only (the catalog's rule for every packing): padded through cudnn-frontend's padding
+  // mask, packed through ragged-offset tensors on Q, K, V, O and the Stats
+  // (src/backends/cuda/cudnn/sdpa_graph.h).
+  e.back().packings = {Packing::padded, Packing::packed};
   e.push_back(entry("cpu-naive", D::cpu, "", S::dense, row_sums_bytes,
                     "row sums, 4*B*H*T_q (dP and dS reuse S's buffer)", all_modes(),
                     "standard attention on the host, S and P materialised through the tracker"));

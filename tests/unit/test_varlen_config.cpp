@@ -312,8 +312,11 @@ TEST(VarlenConfig, BackendsWithoutThePackingAreAskedNothing) {
   c.backend = "fa2-dev";
   EXPECT_EQ(catalog_varlen_support(c, c.backend).reason,
             "fa2-dev does not run padded variable-length batches");
-  c.backend = "cudnn";
-  EXPECT_NE(catalog_varlen_support(c, c.backend).reason.find("ragged-offset"), std::string::npos);
+  c.backend = "cudnn";  // padded (padding mask) and packed (ragged offsets), forward only
+  EXPECT_TRUE(catalog_varlen_support(c, c.backend).ok);
+  c.packing = Packing::packed;
+  EXPECT_TRUE(catalog_varlen_support(c, c.backend).ok);
+  c.packing = Packing::padded;
   c.backend = "standard";
   c.mode = Mode::bwd;
   EXPECT_NE(catalog_varlen_support(c, c.backend).reason.find("forward only"), std::string::npos);

@@ -1,31 +1,48 @@
 // SPDX-License-Identifier: Apache-2.0
 // cudnn: cuDNN's fused flash attention, forward and backward, built through the backend
 // (graph) API from a library loaded at run time. Plans are built once per shape and cached for
-// the sweep.
+// the sweep. Variable-length batches run forward only: padded through cudnn-frontend's padding
+// mask, packed through ragged-offset tensors on Q, K, V, O and the Stats (cudnn/sdpa_graph.h).
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
 #include <map>
+#include <numeric>
 #include <string>
+#include <vector>
 
 #include "backends/cuda/cuda_backends.h"
 #include "backends/cuda/cudnn/sdpa_bwd_graph.h"
 #include "backends/cuda/cudnn/sdpa_bwd_rules.h"
 #include "backends/cuda/cudnn/sdpa_graph.h"
+#include "runtime/cuda/cuda_check.h"
 #include "runtime/cuda/cudnn_api.h"
 
 namespace fa2b {
 namespace {
 
 #if FA2BENCH_HAVE_CUDNN_HEADERS
-// Everything a plan depends on: shape, strides (layout), dtype, causal. The backward's dO, dQ,
-// dK and dV take O's, Q's, K's and V's strides, so the same key names its plan.
-std::string plan_key(const AttnParams& p) {
-  return fmt::format("{}x{}x{}x{}x{}x{}|{},{},{}|{},{},{}|{},{},{}|{},{},{}|{}|{}", p.B, p.H,
-                     p.H_kv, p.T_q, p.T_k, p.D, p.q_batch_stride, p.q_head_stride, p.q_row_stride,
-                     p.k_batch_stride, p.k_head_stride, p.k_row_stride, p.v_batch_stride,
-                     p.v_head_stride, p.v_row_stride, p.o_batch_stride, p.o_head_stride,
-                     p.o_row_stride, static_cast<int>(p.dtype), p.causal);
+// How the forward graph sees the case's batch: dense, padded (padding mask) or packed (ragged
+// offsets), with the packed batch's total query tokens (the rows of its Stats buffer).
+SdpaVarlen sdpa_varlen(const Case& c) {
+  SdpaVarlen v;
+  if (!c.varlen()) return v;
+  v.kind = c.packing == Packing::packed ? SdpaVarlen::Kind::packed : SdpaVarlen::Kind::padded;
+  v.total_q = std::accumulate(c.lengths.begin(), c.lengths.end(), std::int64_t{0});
+  return v;
+}
+
+// Everything a plan depends on: shape, strides (layout), dtype, causal, and for a
+// variable-length batch its kind and total tokens (the lengths themselves are data of the
+// variant pack). The backward's dO, dQ, dK and dV take O's, Q's, K's and V's strides, so the
+// same key names its plan.
+std::string plan_key(const AttnParams& p, const SdpaVarlen& v = {}) {
+  return fmt::format("{}x{}x{}x{}x{}x{}|{},{},{}|{},{},{}|{},{},{}|{},{},{}|{}|{}|varlen{}:{}", p.B,
+                     p.H, p.H_kv, p.T_q, p.T_k, p.D, p.q_batch_stride, p.q_head_stride,
+                     p.q_row_stride, p.k_batch_stride, p.k_head_stride, p.k_row_stride,
+                     p.v_batch_stride, p.v_head_stride, p.v_row_stride, p.o_batch_stride,
+                     p.o_head_stride, p.o_row_stride, static_cast<int>(p.dtype), p.causal,
+                     static_cast<int>(v.kind), v.total_q);
 }
 
 class CudnnBackend final : public Backend {
@@ -63,6 +80,19 @@ class CudnnBackend final : public Backend {
     }
     constexpr std::int64_t kIntMax = 2147483647;
     if (c.T_q > kIntMax || c.T_k > kIntMax) return Support::no("T exceeds 2^31-1");
+    if (c.varlen()) {
+      if (runs_backward(c.mode)) {
+        return Support::no(
+            "cudnn runs variable-length batches forward only: its backward graph "
+            "(cudnn/sdpa_bwd_graph.cpp) has no padding mask or ragged offsets yet");
+      }
+      // cudnn-frontend: ragged tensors with H_q != H_kv need cuDNN 9.6.
+      if (c.packing == Packing::packed && c.H != c.H_kv && api->GetVersion() < 90600) {
+        return Support::no(
+            fmt::format("packed (ragged) grouped-query attention needs cuDNN >= 9.6 (this is {})",
+                        api->GetVersion()));
+      }
+    }
     if (runs_backward(c.mode)) {
       const std::string refusal =
           sdpa_bwd_refusal(c, t.cc_major, static_cast<std::int64_t>(api->GetVersion()));
@@ -88,9 +118,10 @@ class CudnnBackend final : public Backend {
         throw CudnnFailure("cudnnCreate: " + cudnn_status_text(*api_, s));
       }
     }
-    const std::string key = plan_key(p);
-    const SdpaPlan& plan =
-        cached_plan(plans_, key, "cuDNN: ", [&] { return build_sdpa_plan(*api_, handle_, p); });
+    const SdpaVarlen varlen = sdpa_varlen(c);
+    const std::string key = plan_key(p, varlen);
+    const SdpaPlan& plan = cached_plan(
+        plans_, key, "cuDNN: ", [&] { return build_sdpa_plan(*api_, handle_, p, varlen); });
     const SdpaPlan* bwd = nullptr;
     if (runs_backward(c.mode)) {
       bwd = &cached_plan(bwd_plans_, key, "cuDNN backward: ", [&] {
@@ -110,9 +141,34 @@ class CudnnBackend final : public Backend {
                                        "cuDNN backward workspace");
       }
     }
-    pack_ = std::make_unique<SdpaVariantPack>(*api_, plan, p, workspace_.get());
+    if (varlen.kind != SdpaVarlen::Kind::dense) {
+      // The lengths and (packed) ragged offsets, copied in once here, outside the timed region.
+      std::vector<std::size_t> at;
+      const std::vector<unsigned char> image =
+          sdpa_varlen_image(p, c.lengths, varlen.kind == SdpaVarlen::Kind::packed, at);
+      varlen_buf_ = TrackedBuffer(tracker, image.size(), "cuDNN varlen lengths and ragged offsets");
+      FA2B_CUDA_CHECK(
+          cudaMemcpy(varlen_buf_.get(), image.data(), image.size(), cudaMemcpyHostToDevice));
+      const auto* base = static_cast<const unsigned char*>(varlen_buf_.get());
+      vb_.seq_len_q = base + at[0];
+      vb_.seq_len_kv = base + at[1];
+      if (at.size() == 7) {
+        vb_.q_offsets = base + at[2];
+        vb_.k_offsets = base + at[3];
+        vb_.v_offsets = base + at[4];
+        vb_.o_offsets = base + at[5];
+        vb_.stats_offsets = base + at[6];
+        // cuDNN's packed Stats are token-major, unlike the case's LSE (cudnn/sdpa_graph.h); the
+        // fused engine needs the output, so it is kept here and counted in the peak.
+        stats_buf_ = TrackedBuffer(tracker, static_cast<std::size_t>(varlen.total_q * p.H) * 4,
+                                   "cuDNN packed Stats (token-major)");
+        vb_.stats = stats_buf_.get();
+      }
+    }
+    pack_ = std::make_unique<SdpaVariantPack>(*api_, plan, p, workspace_.get(), vb_);
     plan_ = &plan;
     key_ = key;
+    varlen_ = varlen;
     bwd_plan_ = bwd;
     stream_set_ = false;
   }
@@ -126,10 +182,10 @@ class CudnnBackend final : public Backend {
       throw std::runtime_error("cudnn: run() without a prepare()");
     }
     if (!pack_->matches(p)) {
-      if (plan_key(p) != key_) {
+      if (plan_key(p, varlen_) != key_) {
         throw std::runtime_error("cudnn: run() on a shape other than the prepared one");
       }
-      pack_ = std::make_unique<SdpaVariantPack>(*api_, *plan_, p, workspace_.get());
+      pack_ = std::make_unique<SdpaVariantPack>(*api_, *plan_, p, workspace_.get(), vb_);
     }
     execute(plan_->plan.get(), pack_->get(), stream);
   }
@@ -166,6 +222,10 @@ class CudnnBackend final : public Backend {
     bwd_workspace_.reset();
     aux_.reset();
     workspace_.reset();
+    varlen_buf_.reset();
+    stats_buf_.reset();
+    vb_ = {};
+    varlen_ = {};
   }
 
  private:
@@ -217,6 +277,10 @@ class CudnnBackend final : public Backend {
   std::unique_ptr<SdpaBwdVariantPack> bwd_pack_;
   std::string key_;  // plan_key of the prepared case
   TrackedBuffer workspace_, aux_, bwd_workspace_;
+  TrackedBuffer varlen_buf_;  // the varlen arrays of the prepared case (vb_ points into it)
+  TrackedBuffer stats_buf_;   // packed: cuDNN's token-major Stats (vb_.stats)
+  SdpaVarlenBuffers vb_;
+  SdpaVarlen varlen_;
   void* stream_ = nullptr;
   bool stream_set_ = false;
 };

@@ -62,7 +62,8 @@ void GraphBuilder::finalize(cudnnBackendDescriptor_t d, const char* what) {
 
 cudnnBackendDescriptor_t GraphBuilder::tensor(std::int64_t uid, cudnnDataType_t dt,
                                               const CudnnDims& dims, const CudnnDims& strides,
-                                              bool is_virtual, bool by_value) {
+                                              bool is_virtual, bool by_value,
+                                              cudnnBackendDescriptor_t ragged) {
   cudnnBackendDescriptor_t t = make(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
   const std::int64_t alignment = 16;
   set(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &dt, "tensor data type");
@@ -73,6 +74,10 @@ cudnnBackendDescriptor_t GraphBuilder::tensor(std::int64_t uid, cudnnDataType_t 
   set(t, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &is_virtual, "tensor virtual");
   if (by_value) {
     set(t, CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, 1, &by_value, "tensor by value");
+  }
+  if (ragged != nullptr) {
+    set(t, CUDNN_ATTR_TENSOR_RAGGED_OFFSET_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &ragged,
+        "tensor ragged offsets");
   }
   finalize(t, "tensor finalize");
   return t;
@@ -129,7 +134,9 @@ void GraphBuilder::reduction(cudnnReduceTensorOp_t mode, cudnnBackendDescriptor_
 }
 
 void GraphBuilder::matmul(cudnnBackendDescriptor_t a, cudnnBackendDescriptor_t b,
-                          cudnnBackendDescriptor_t c) {
+                          cudnnBackendDescriptor_t c, cudnnBackendDescriptor_t m_override,
+                          cudnnBackendDescriptor_t n_override,
+                          cudnnBackendDescriptor_t k_override) {
   cudnnBackendDescriptor_t mm = make(CUDNN_BACKEND_MATMUL_DESCRIPTOR);
   const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
   set(mm, CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &f32, "matmul type");
@@ -140,6 +147,18 @@ void GraphBuilder::matmul(cudnnBackendDescriptor_t a, cudnnBackendDescriptor_t b
   set(op, CUDNN_ATTR_OPERATION_MATMUL_BDESC, D, 1, &b, "matmul op b");
   set(op, CUDNN_ATTR_OPERATION_MATMUL_CDESC, D, 1, &c, "matmul op c");
   set(op, CUDNN_ATTR_OPERATION_MATMUL_DESC, D, 1, &mm, "matmul op desc");
+  if (m_override != nullptr) {
+    set(op, CUDNN_ATTR_OPERATION_MATMUL_GEMM_M_OVERRIDE_DESC, D, 1, &m_override,
+        "matmul op M override");
+  }
+  if (n_override != nullptr) {
+    set(op, CUDNN_ATTR_OPERATION_MATMUL_GEMM_N_OVERRIDE_DESC, D, 1, &n_override,
+        "matmul op N override");
+  }
+  if (k_override != nullptr) {
+    set(op, CUDNN_ATTR_OPERATION_MATMUL_GEMM_K_OVERRIDE_DESC, D, 1, &k_override,
+        "matmul op K override");
+  }
   finalize(op, "matmul op finalize");
   ops_.push_back(op);
 }
@@ -174,6 +193,29 @@ cudnnBackendDescriptor_t causal_mask(GraphBuilder& g, cudnnBackendDescriptor_t s
   auto keep = g.virt(boolean, scores);
   g.pointwise(CUDNN_POINTWISE_CMP_GE, boolean, row, col, nullptr, keep);
   auto mask_value = g.scalar(sdpa_uid::kMaskValue, f32);
+  auto masked = g.virt(f32, scores);
+  g.pointwise(CUDNN_POINTWISE_BINARY_SELECT, f32, s, mask_value, keep, masked);
+  return masked;
+}
+
+cudnnBackendDescriptor_t padding_mask(GraphBuilder& g, cudnnBackendDescriptor_t s,
+                                      const CudnnDims& scores, cudnnBackendDescriptor_t seq_q,
+                                      cudnnBackendDescriptor_t seq_kv) {
+  const cudnnDataType_t f32 = CUDNN_DATA_FLOAT, i32 = CUDNN_DATA_INT32,
+                        boolean = CUDNN_DATA_BOOLEAN;
+  // cudnn-frontend's order and compute types: row and column indices in int32, each compared
+  // with its length in boolean, the two ANDed, then the select of the scores.
+  auto row = g.virt(i32, scores);
+  g.pointwise(CUDNN_POINTWISE_GEN_INDEX, i32, s, nullptr, nullptr, row, 2);
+  auto col = g.virt(i32, scores);
+  g.pointwise(CUDNN_POINTWISE_GEN_INDEX, i32, s, nullptr, nullptr, col, 3);
+  auto row_in = g.virt(boolean, scores);
+  g.pointwise(CUDNN_POINTWISE_CMP_LT, boolean, row, seq_q, nullptr, row_in);
+  auto col_in = g.virt(boolean, scores);
+  g.pointwise(CUDNN_POINTWISE_CMP_LT, boolean, col, seq_kv, nullptr, col_in);
+  auto keep = g.virt(boolean, scores);
+  g.pointwise(CUDNN_POINTWISE_LOGICAL_AND, boolean, row_in, col_in, nullptr, keep);
+  auto mask_value = g.scalar(sdpa_uid::kPadMaskValue, f32);
   auto masked = g.virt(f32, scores);
   g.pointwise(CUDNN_POINTWISE_BINARY_SELECT, f32, s, mask_value, keep, masked);
   return masked;

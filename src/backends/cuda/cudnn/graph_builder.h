@@ -49,6 +49,8 @@ struct SdpaPlan {
   CudnnDesc plan;
   std::int64_t workspace_bytes = 0;
   bool bottom_right = false;  // the mask adds T_k - T_q to the row index
+  bool padding = false;       // variable-length: binds kSeqLenQ, kSeqLenKv and kPadMaskValue
+  bool ragged = false;        // packed: binds the ragged offsets kQOffsets .. kStatsOffsets
   double build_ms = 0;
   // Which engine ran, read back from the engine config the plan was built from:
   // "heur A #0: engine 8, knobs 24=1,25=0" (heuristics mode A or fallback, index of the
@@ -67,6 +69,11 @@ constexpr std::int64_t kQ = 1, kK = 2, kV = 3, kO = 4, kStats = 5, kScale = 6, k
 // cudnn-frontend keeps in its own workspace (here: in the backend's tracked buffer).
 constexpr std::int64_t kDO = 10, kDQ = 11, kDK = 12, kDV = 13, kOne = 14, kDQAccum = 15,
                        kRowSums = 16;
+// Forward of a variable-length batch: the per-sequence lengths ([B,1,1,1] int32) the padding
+// mask and the matmuls' M/N/K overrides read, the padding mask's by-value mask value, and (packed
+// only) the ragged offsets ([B+1,1,1,1] int64 element offsets) of Q, K, V, O and the Stats.
+constexpr std::int64_t kSeqLenQ = 17, kSeqLenKv = 18, kPadMaskValue = 19, kQOffsets = 20,
+                       kKOffsets = 21, kVOffsets = 22, kOOffsets = 23, kStatsOffsets = 24;
 constexpr std::int64_t kFirstVirtualUid = 100;
 }  // namespace sdpa_uid
 
@@ -88,9 +95,12 @@ class GraphBuilder {
            const char* what);
   void finalize(cudnnBackendDescriptor_t d, const char* what);
 
-  // A tensor of 16-byte alignment (cudnn-frontend's default).
+  // A tensor of 16-byte alignment (cudnn-frontend's default); `ragged` (a tensor of B + 1
+  // element offsets, or null) places batch b at element ragged[b] of the buffer
+  // (CUDNN_ATTR_TENSOR_RAGGED_OFFSET_DESC), the batch stride then unused.
   cudnnBackendDescriptor_t tensor(std::int64_t uid, cudnnDataType_t dt, const CudnnDims& dims,
-                                  const CudnnDims& strides, bool is_virtual, bool by_value = false);
+                                  const CudnnDims& strides, bool is_virtual, bool by_value = false,
+                                  cudnnBackendDescriptor_t ragged = nullptr);
   // A virtual tensor with the next free uid: packed strides, or the ones given.
   cudnnBackendDescriptor_t virt(cudnnDataType_t dt, const CudnnDims& dims);
   cudnnBackendDescriptor_t virt(cudnnDataType_t dt, const CudnnDims& dims,
@@ -105,8 +115,13 @@ class GraphBuilder {
   // y = reduce(x) over the dims where y is smaller, in float32.
   void reduction(cudnnReduceTensorOp_t mode, cudnnBackendDescriptor_t x,
                  cudnnBackendDescriptor_t y);
-  // c = a b (batched over dims 0 and 1, broadcasting a head dim of b), in float32.
-  void matmul(cudnnBackendDescriptor_t a, cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t c);
+  // c = a b (batched over dims 0 and 1, broadcasting a head dim of b), in float32. The optional
+  // override tensors ([B,1,1,1] int32) give each batch its own M, N or K (a variable-length
+  // batch; cudnn-frontend's set_m_override / set_n_override / set_k_override).
+  void matmul(cudnnBackendDescriptor_t a, cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t c,
+              cudnnBackendDescriptor_t m_override = nullptr,
+              cudnnBackendDescriptor_t n_override = nullptr,
+              cudnnBackendDescriptor_t k_override = nullptr);
   // y = x seen with y's dims and strides (a view: no data moves).
   void reshape(cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t y);
 
@@ -126,6 +141,14 @@ class GraphBuilder {
 // kSkv and kSq).
 cudnnBackendDescriptor_t causal_mask(GraphBuilder& g, cudnnBackendDescriptor_t s,
                                      const CudnnDims& scores, bool shift, SdpaPlan& plan);
+
+// The padding mask of a variable-length batch, as cudnn-frontend's score modifier lowers it:
+// keep (row < seq_len_q[b]) && (col < seq_len_kv[b]), else the by-value kPadMaskValue.
+// `seq_q` and `seq_kv` are the [B,1,1,1] int32 length tensors; `s` is float32 [B, H, T_q, T_k];
+// returns the masked scores.
+cudnnBackendDescriptor_t padding_mask(GraphBuilder& g, cudnnBackendDescriptor_t s,
+                                      const CudnnDims& scores, cudnnBackendDescriptor_t seq_q,
+                                      cudnnBackendDescriptor_t seq_kv);
 
 // Finalises the operation graph of g's ops, asks the heuristics (mode A, then fallback) and
 // keeps in `out` the first engine config whose execution plan finalises: plan, workspace size,

@@ -3,9 +3,9 @@
 # tree, run the new GPU test and the existing cudnn / varlen GPU tests, then configs/varlen.json
 # (fa2, cudnn, naive; padded and packed) and PyTorch's SDPA on the same batches, as
 # scripts/h200/varlen.sh does. Run from the repository root with carry=[".carry"]:
-#   bash results/h200/inference/cudnn_ragged_prepared/call.sh [PATCH]
+#   bash results/h200/inference/cudnn_ragged/call.sh [PATCH]
 set -u
-patch_file=${1:-results/h200/inference/cudnn_ragged_prepared/cudnn_ragged.patch}
+patch_file=${1:-results/h200/inference/cudnn_ragged/cudnn_ragged.patch}
 outdir=/tmp/cr; mkdir -p $outdir; budget=560; PACK=$OUT/cudnn_ragged.tgz
 source scripts/h200/steps.sh
 patched_tree $patch_file
