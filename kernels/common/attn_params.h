@@ -19,7 +19,9 @@
 //   packed  cu_seqlens_q / cu_seqlens_k: B + 1 token offsets. Sequence b's query row t is row
 //           cu_seqlens_q[b] + t of Q and O, its key j row cu_seqlens_k[b] + j of K and V (the
 //           batch strides are unused); LSE is [H, total_q] (flash-attention's varlen layout).
-//           T_q and T_k are the longest sequence's length.
+//           T_q and T_k are the longest sequence's length; total_q and total_k the arrays' last
+//           offsets, for host code that sizes by them without reading device memory (the copy
+//           engine's maps of the Hopper kernels).
 //   padded  seqused: B real lengths. Every sequence keeps its batch stride in tensors of T_q =
 //           T_k = the longest; keys past a sequence's length are masked, and its rows past the
 //           length are padding (any finite output; not compared).
@@ -58,6 +60,7 @@ struct AttnParams {
   KernelDType dtype = KernelDType::fp16;
   const int* cu_seqlens_q = nullptr;  // packed variable-length batch: B + 1 offsets
   const int* cu_seqlens_k = nullptr;
+  int total_q = 0, total_k = 0;      // packed: cu_seqlens_q[B], cu_seqlens_k[B]
   const int* seqused = nullptr;      // padded variable-length batch: B lengths
   const int* block_table = nullptr;  // paged KV cache: [B, pages_per_seq] physical pages
   int page_size = 0, pages_per_seq = 0;

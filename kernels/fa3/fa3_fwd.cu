@@ -42,6 +42,19 @@ bool fa3_fwd_supported(const AttnParams& p, std::string* why) {
         why, "head dim " + std::to_string(p.D) +
                  " is not supported by fa3 (supported: " + head_dims_text(Fa3HeadDims{}) + ")");
   }
+  // Variable-length batches: packed only, its token totals known on the host (the copy
+  // engine's maps are sized by them).
+  if (p.seqused != nullptr) {
+    return support_fail(why,
+                        "fa3 runs packed variable-length batches only (cu_seqlens); padded "
+                        "ones (seqused) run on fa2");
+  }
+  if (p.cu_seqlens_q != nullptr && (p.cu_seqlens_k == nullptr || p.total_q < 1 || p.total_k < 1)) {
+    return support_fail(why,
+                        "fa3: a packed batch needs cu_seqlens_k and its token totals "
+                        "(AttnParams::total_q, total_k)");
+  }
+  if (attn_paged(p)) return support_fail(why, "fa3 has no paged KV cache (fa2 reads pages)");
   // Also the copy engine's rules: 16-byte aligned bases, strides in whole 16-byte units.
   if (!layout_supported(p, "fa3", why)) return false;
   const std::int64_t ctas = static_cast<std::int64_t>(p.B) * p.H * ((p.T_q + 127) / 128);

@@ -12,6 +12,10 @@
 // overlaps the other's GEMMs. Masked tiles (T_k tail, causal diagonal) run in a loop of their
 // own: no branch sits between a wgmma and its wait, where ptxas would wait for it.
 // Key tiles are walked from the last to the first so the masked tiles come first.
+// A packed variable-length batch (cu_seqlens) is one batch of all its tokens to the copy engine;
+// each CTA reads its sequence's offsets and lengths and masks, loads and stores within them
+// (rows a tile reads past its sequence belong to the next one, or lie past the tensor and come
+// in as zeros, and are masked like a T_k tail).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -55,10 +59,14 @@ struct FwdSmem {
   __device__ std::uint32_t v_empty(int st) const { return bar(1 + 3 * Traits::kStages + st); }
 };
 
-// Where the CTA's tile sits and which key tiles it visits.
+// Where the CTA's tile sits and which key tiles it visits. T_q and T_k are the tile's own
+// sequence's lengths; its rows start at rows q_row0 / k_row0 of batch map_b of the copy
+// engine's maps (a packed batch is one batch of all its tokens there: map_b 0).
 struct FwdTile {
   int m0, h, h_kv, b;
   int n_blocks;  // key tiles n_blocks - 1 .. 0 are visited, in that order
+  int T_q, T_k;
+  int q_row0, k_row0, map_b;
 };
 
 // The i-th key tile of the walk uses stage i % kStages in phase (i / kStages) % 2.
@@ -91,16 +99,19 @@ __device__ __forceinline__ void produce(const Fa3FwdArgs& a, const FwdSmem<Trait
       sm90::tma_load_4d(dst + c * rows * 128, map, full, 64 * c, row0, head, batch);
     }
   };
-  load_tile(sm.q(), &a.q, sm.q_full(), kBM, Traits::kQBytes, tile.m0, tile.h, tile.b);
+  load_tile(sm.q(), &a.q, sm.q_full(), kBM, Traits::kQBytes, tile.q_row0 + tile.m0, tile.h,
+            tile.map_b);
   const int last = tile.n_blocks - 1;
   for (int i = 0; i < tile.n_blocks; ++i) {
     const int st = stage_of<Traits>(i);
     const std::uint32_t free_parity = phase_of<Traits>(i) ^ 1u;
     const int row0 = (last - i) * kBN;
     sm90::mbar_wait(sm.k_empty(st), free_parity);
-    load_tile(sm.k(st), &a.k, sm.k_full(st), kBN, Traits::kKVBytes, row0, tile.h_kv, tile.b);
+    load_tile(sm.k(st), &a.k, sm.k_full(st), kBN, Traits::kKVBytes, tile.k_row0 + row0, tile.h_kv,
+              tile.map_b);
     sm90::mbar_wait(sm.v_empty(st), free_parity);
-    load_tile(sm.v(st), &a.v, sm.v_full(st), kBN, Traits::kKVBytes, row0, tile.h_kv, tile.b);
+    load_tile(sm.v(st), &a.v, sm.v_full(st), kBN, Traits::kKVBytes, tile.k_row0 + row0, tile.h_kv,
+              tile.map_b);
   }
 }
 
@@ -161,8 +172,8 @@ struct Consumer {
 
   __device__ __forceinline__ void mask(float (&s)[kSAcc], int n) const {
     const int col0 = n * kBN;
-    const int tk_limit = p.T_k - col0 - col_lane;
-    const int diag_limit = tile.m0 + (p.T_k - p.T_q) + row_base - col0 - col_lane;
+    const int tk_limit = tile.T_k - col0 - col_lane;
+    const int diag_limit = tile.m0 + (tile.T_k - tile.T_q) + row_base - col0 - col_lane;
 #pragma unroll
     for (int e = 0; e < kSAcc; ++e) {
       const int dc = (e / 4) * 8 + (e & 1);
@@ -233,10 +244,10 @@ struct Consumer {
       // The first consumer takes the first turn.
       if (is_last_consumer()) pass_turn();
       const int last = tile.n_blocks - 1;
-      const int diag = p.T_k - p.T_q;
+      const int diag = tile.T_k - tile.T_q;
       auto needs_mask = [&](int i) {
         const int col0 = (last - i) * kBN;
-        return col0 + kBN > p.T_k || (kCausal && col0 + kBN - 1 > tile.m0 + diag);
+        return col0 + kBN > tile.T_k || (kCausal && col0 + kBN - 1 > tile.m0 + diag);
       };
       sm90::mbar_wait(sm.q_full(), 0);
       if (needs_mask(0)) {
@@ -255,7 +266,7 @@ struct Consumer {
   // Normalise, write O and the log-sum-exp.
   __device__ __forceinline__ void write_output() const {
     const int lane = static_cast<int>(threadIdx.x % 32);
-    T* o = static_cast<T*>(p.o) + tile.b * p.o_batch_stride + tile.h * p.o_head_stride;
+    T* o = output_base();
     float lse_val[2];
     if constexpr (Traits::kStagedEpilogue) {
       float inv[2];
@@ -268,7 +279,7 @@ struct Consumer {
       for (int r = 0; r < 2; ++r) {
         const float inv = row_inverse_and_lse(r, lse_val[r]);
         const int r_abs = tile.m0 + row_base + 8 * r;
-        if (r_abs < p.T_q) {
+        if (r_abs < tile.T_q) {
           T* o_row = o + static_cast<std::int64_t>(r_abs) * p.o_row_stride + col_lane;
 #pragma unroll
           for (int j = 0; j < kOAcc / 4; ++j) {
@@ -279,13 +290,22 @@ struct Consumer {
       }
     }
     if (p.lse != nullptr && (lane & 3) == 0) {
-      float* lse = p.lse + (static_cast<std::int64_t>(tile.b) * p.H + tile.h) * p.T_q;
+      // [B, H, T_q]; a packed batch's is [H, total_q] (flash-attention's varlen layout).
+      float* lse = p.lse + (p.cu_seqlens_q != nullptr
+                                ? static_cast<std::int64_t>(tile.h) * p.total_q + tile.q_row0
+                                : (static_cast<std::int64_t>(tile.b) * p.H + tile.h) * p.T_q);
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         const int r_abs = tile.m0 + row_base + 8 * r;
-        if (r_abs < p.T_q) lse[r_abs] = lse_val[r];
+        if (r_abs < tile.T_q) lse[r_abs] = lse_val[r];
       }
     }
+  }
+
+  // Row 0 of the tile's sequence in O, head tile.h (a packed batch's batch strides are 0).
+  __device__ __forceinline__ T* output_base() const {
+    return static_cast<T*>(p.o) + tile.b * p.o_batch_stride +
+           static_cast<std::int64_t>(tile.q_row0) * p.o_row_stride + tile.h * p.o_head_stride;
   }
 
   // Row half r's 1 / sum (0 for a row that saw no key) and its log-sum-exp.
@@ -323,7 +343,7 @@ struct Consumer {
       const int idx = it * 128 + in_wg;
       const int row = cwg * 64 + idx / kChunks;
       const int c = idx % kChunks;
-      if (tile.m0 + row < p.T_q) {
+      if (tile.m0 + row < tile.T_q) {
         uint4 v;
         asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
                      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
@@ -357,10 +377,23 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
   tile.b = bh / p.H;
   tile.h_kv = tile.h / (p.H / p.H_kv);
   tile.m0 = m_block * kBM;
+  tile.T_q = p.T_q;
+  tile.T_k = p.T_k;
+  tile.q_row0 = tile.k_row0 = 0;
+  tile.map_b = tile.b;
+  if (p.cu_seqlens_q != nullptr) {
+    tile.q_row0 = p.cu_seqlens_q[tile.b];
+    tile.k_row0 = p.cu_seqlens_k[tile.b];
+    tile.T_q = p.cu_seqlens_q[tile.b + 1] - tile.q_row0;
+    tile.T_k = p.cu_seqlens_k[tile.b + 1] - tile.k_row0;
+    tile.map_b = 0;
+    // The grid covers the longest sequence; the whole CTA leaves past this one's rows.
+    if (tile.m0 >= tile.T_q) return;
+  }
   // Bottom-right causal alignment: row i sees keys j <= i + (T_k - T_q).
-  tile.n_blocks = (p.T_k + kBN - 1) / kBN;
+  tile.n_blocks = (tile.T_k + kBN - 1) / kBN;
   if (kCausal) {
-    const int last_visible = min(tile.m0 + kBM, p.T_q) - 1 + (p.T_k - p.T_q);
+    const int last_visible = min(tile.m0 + kBM, tile.T_q) - 1 + (tile.T_k - tile.T_q);
     tile.n_blocks = last_visible < 0 ? 0 : min(tile.n_blocks, last_visible / kBN + 1);
   }
 

@@ -19,6 +19,29 @@
 
 namespace fa2b {
 
+// The batches, rows and batch strides of the copy engine's maps: the case's, or for a packed
+// batch one batch of all its tokens (its batch stride, never stepped, spans the whole tensor).
+struct Fa3MapRows {
+  int B, T_q, T_k;
+  std::int64_t q_batch_stride, k_batch_stride, v_batch_stride;
+
+  static Fa3MapRows of(const AttnParams& p) {
+    if (p.cu_seqlens_q == nullptr) {
+      return {p.B, p.T_q, p.T_k, p.q_batch_stride, p.k_batch_stride, p.v_batch_stride};
+    }
+    const auto whole = [](std::int64_t rows, std::int64_t row_stride, std::int64_t heads,
+                          std::int64_t head_stride) {
+      return std::max(rows * row_stride, heads * head_stride);
+    };
+    return {1,
+            p.total_q,
+            p.total_k,
+            whole(p.total_q, p.q_row_stride, p.H, p.q_head_stride),
+            whole(p.total_k, p.k_row_stride, p.H_kv, p.k_head_stride),
+            whole(p.total_k, p.v_row_stride, p.H_kv, p.v_head_stride)};
+  }
+};
+
 // What the copy engine's maps of Q, K and V depend on: their addresses, shapes and strides.
 struct Fa3MapKey {
   const void* q;
@@ -28,17 +51,18 @@ struct Fa3MapKey {
   std::int64_t strides[9];
 
   static Fa3MapKey of(const AttnParams& p) {
+    const Fa3MapRows m = Fa3MapRows::of(p);
     return {p.q,
             p.k,
             p.v,
-            p.B,
+            m.B,
             p.H,
             p.H_kv,
-            p.T_q,
-            p.T_k,
+            m.T_q,
+            m.T_k,
             p.D,
-            {p.q_row_stride, p.q_head_stride, p.q_batch_stride, p.k_row_stride, p.k_head_stride,
-             p.k_batch_stride, p.v_row_stride, p.v_head_stride, p.v_batch_stride}};
+            {p.q_row_stride, p.q_head_stride, m.q_batch_stride, p.k_row_stride, p.k_head_stride,
+             m.k_batch_stride, p.v_row_stride, p.v_head_stride, m.v_batch_stride}};
   }
   bool operator==(const Fa3MapKey& o) const {
     return q == o.q && k == o.k && v == o.v && B == o.B && H == o.H && H_kv == o.H_kv &&
@@ -52,18 +76,19 @@ template <typename Traits, typename T>
 cudaError_t make_fa3_fwd_args(const AttnParams& p, Fa3FwdArgs* a) {
   constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
   thread_local sm90::TensorMapCache<Fa3MapKey, 3> cache;
+  const Fa3MapRows m = Fa3MapRows::of(p);
   const cudaError_t err = cache.get(Fa3MapKey::of(p), [&](CUtensorMap(&maps)[3]) {
     cudaError_t e =
-        sm90::encode_attn_tensor_map(&maps[0], p.q, kBf16, p.B, p.H, p.T_q, p.D, p.q_row_stride,
-                                     p.q_head_stride, p.q_batch_stride, Traits::kBlockM);
+        sm90::encode_attn_tensor_map(&maps[0], p.q, kBf16, m.B, p.H, m.T_q, p.D, p.q_row_stride,
+                                     p.q_head_stride, m.q_batch_stride, Traits::kBlockM);
     if (e == cudaSuccess) {
-      e = sm90::encode_attn_tensor_map(&maps[1], p.k, kBf16, p.B, p.H_kv, p.T_k, p.D,
-                                       p.k_row_stride, p.k_head_stride, p.k_batch_stride,
+      e = sm90::encode_attn_tensor_map(&maps[1], p.k, kBf16, m.B, p.H_kv, m.T_k, p.D,
+                                       p.k_row_stride, p.k_head_stride, m.k_batch_stride,
                                        Traits::kBlockN);
     }
     if (e == cudaSuccess) {
-      e = sm90::encode_attn_tensor_map(&maps[2], p.v, kBf16, p.B, p.H_kv, p.T_k, p.D,
-                                       p.v_row_stride, p.v_head_stride, p.v_batch_stride,
+      e = sm90::encode_attn_tensor_map(&maps[2], p.v, kBf16, m.B, p.H_kv, m.T_k, p.D,
+                                       p.v_row_stride, p.v_head_stride, m.v_batch_stride,
                                        Traits::kBlockN);
     }
     return e;

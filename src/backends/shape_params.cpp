@@ -22,6 +22,8 @@ AttnParams shape_params(const Case& c) {
   p.k_row_stride = p.v_row_stride = kv.t;
   if (c.varlen() && c.packing == Packing::packed) {
     p.q_batch_stride = p.o_batch_stride = p.k_batch_stride = p.v_batch_stride = 0;
+    p.total_q = static_cast<int>(query_layout(c).rows);
+    p.total_k = static_cast<int>(key_layout(c).rows);
   }
   // A paged cache's pools are [num_pages, page_size, H_kv, D] whatever the layout of Q and O;
   // the runner sets block_table.

@@ -123,6 +123,10 @@ std::deque<BackendEntry> built_in_entries() {
                     "key (backward) rows, tiles in the 128-byte swizzled layout wgmma reads, P "
                     "and dS fed to the next GEMM from registers; fp16/bf16, D = 64, 128, 256 "
                     "forward, 64 and 128 backward"));
+  // Packed batches through maps of all the tokens (kernels/fa3/fa3_fwd_kernel.cuh); a padded
+  // batch would need a per-sequence key bound in the kernel it does not have.
+  e.back().packings = {Packing::packed};
+  e.back().varlen_note = "padded batches run on fa2";
   e.push_back(entry("fa3-dev", D::cuda, "", S::streams, fa2_backward_workspace,
                     "none (forward only)", {Mode::fwd},
                     "the fa3 forward with a tile/pipeline variant as the case's `variant`: 0 is "

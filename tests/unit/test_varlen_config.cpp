@@ -316,7 +316,12 @@ TEST(VarlenConfig, BackendsWithoutThePackingAreAskedNothing) {
   EXPECT_TRUE(catalog_varlen_support(c, c.backend).ok);
   c.packing = Packing::packed;
   EXPECT_TRUE(catalog_varlen_support(c, c.backend).ok);
+  c.backend = "fa3";  // packed only: maps of all the tokens
+  EXPECT_TRUE(catalog_varlen_support(c, c.backend).ok);
   c.packing = Packing::padded;
+  EXPECT_EQ(catalog_varlen_support(c, c.backend).reason,
+            "fa3 does not run padded variable-length batches, only packed ones: padded batches "
+            "run on fa2");
   c.backend = "standard";
   c.mode = Mode::bwd;
   EXPECT_NE(catalog_varlen_support(c, c.backend).reason.find("forward only"), std::string::npos);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "backends/cuda/cuda_backends.h"
+#include "backends/cuda/device_varlen.h"
 #include "fa3/fa3_bwd.h"
 #include "fa3/fa3_fwd.h"
 #include "runtime/cuda/cuda_check.h"
@@ -30,9 +31,10 @@ class Fa3CudaBackend final : public Backend {
     return catalog_mode_support(c, name());
   }
 
-  // The forward keeps only O and LSE; the backward's fp32 dQ accumulator and row sums are its
-  // whole workspace, tracked like every buffer.
+  // The forward keeps only O and LSE (and a packed batch's offsets); the backward's fp32 dQ
+  // accumulator and row sums are its whole workspace, tracked like every buffer.
   void prepare(const Case& c, const AttnParams& p, MemoryTracker& tracker) override {
+    varlen_.prepare(c, tracker);  // packed only (the catalog)
     if (runs_backward(c.mode)) {
       workspace_ =
           TrackedBuffer(tracker, fa3_bwd_workspace_bytes(p), "fa3 backward dQ accumulator");
@@ -40,17 +42,21 @@ class Fa3CudaBackend final : public Backend {
   }
 
   void run(const AttnParams& p, void* stream) override {
-    FA2B_CUDA_CHECK(fa3_fwd(p, static_cast<cudaStream_t>(stream)));
+    FA2B_CUDA_CHECK(fa3_fwd(varlen_.apply(p), static_cast<cudaStream_t>(stream)));
   }
 
   void run_backward(const AttnBwdParams& p, void* stream) override {
     FA2B_CUDA_CHECK(fa3_bwd(p, workspace_.get(), static_cast<cudaStream_t>(stream)));
   }
 
-  void release() override { workspace_.reset(); }
+  void release() override {
+    workspace_.reset();
+    varlen_.reset();
+  }
 
  private:
   TrackedBuffer workspace_;
+  DeviceVarlenArrays varlen_;
 };
 
 }  // namespace
