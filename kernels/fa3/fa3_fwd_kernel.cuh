@@ -57,6 +57,7 @@ struct FwdSmem {
   __device__ std::uint32_t k_empty(int st) const { return bar(1 + Traits::kStages + st); }
   __device__ std::uint32_t v_full(int st) const { return bar(1 + 2 * Traits::kStages + st); }
   __device__ std::uint32_t v_empty(int st) const { return bar(1 + 3 * Traits::kStages + st); }
+  __device__ std::uint32_t q_empty() const { return bar(1 + 4 * Traits::kStages); }
 };
 
 // Where the CTA's tile sits and which key tiles it visits. T_q and T_k are the tile's own
@@ -67,6 +68,11 @@ struct FwdTile {
   int n_blocks;  // key tiles n_blocks - 1 .. 0 are visited, in that order
   int T_q, T_k;
   int q_row0, k_row0, map_b;
+  bool empty;  // past its sequence's rows (packed batches): no CTA does anything for it
+  // A persistent CTA's running counts over the tiles it did before this one: key tiles (the
+  // stage and phase of this tile's first one) and tiles (the phase of Q's barriers).
+  int kv_base = 0;
+  int q_iter = 0;
 };
 
 // The i-th key tile of the walk uses stage i % kStages in phase (i / kStages) % 2.
@@ -99,12 +105,18 @@ __device__ __forceinline__ void produce(const Fa3FwdArgs& a, const FwdSmem<Trait
       sm90::tma_load_4d(dst + c * rows * 128, map, full, 64 * c, row0, head, batch);
     }
   };
-  load_tile(sm.q(), &a.q, sm.q_full(), kBM, Traits::kQBytes, tile.q_row0 + tile.m0, tile.h,
-            tile.map_b);
+  // Q once the consumers are done with the last tile's (its S products and the epilogue that
+  // stages O in its place); the first K and V tiles go before it, as their stages free earlier.
+  auto load_q = [&] {
+    if (tile.q_iter > 0)
+      sm90::mbar_wait(sm.q_empty(), static_cast<std::uint32_t>(tile.q_iter - 1) & 1u);
+    load_tile(sm.q(), &a.q, sm.q_full(), kBM, Traits::kQBytes, tile.q_row0 + tile.m0, tile.h,
+              tile.map_b);
+  };
   const int last = tile.n_blocks - 1;
   for (int i = 0; i < tile.n_blocks; ++i) {
-    const int st = stage_of<Traits>(i);
-    const std::uint32_t free_parity = phase_of<Traits>(i) ^ 1u;
+    const int st = stage_of<Traits>(tile.kv_base + i);
+    const std::uint32_t free_parity = phase_of<Traits>(tile.kv_base + i) ^ 1u;
     const int row0 = (last - i) * kBN;
     sm90::mbar_wait(sm.k_empty(st), free_parity);
     load_tile(sm.k(st), &a.k, sm.k_full(st), kBN, Traits::kKVBytes, tile.k_row0 + row0, tile.h_kv,
@@ -112,7 +124,9 @@ __device__ __forceinline__ void produce(const Fa3FwdArgs& a, const FwdSmem<Trait
     sm90::mbar_wait(sm.v_empty(st), free_parity);
     load_tile(sm.v(st), &a.v, sm.v_full(st), kBN, Traits::kKVBytes, tile.k_row0 + row0, tile.h_kv,
               tile.map_b);
+    if (i == 0) load_q();
   }
+  if (tile.n_blocks == 0) load_q();  // its consumers wait for it and write zeros
 }
 
 // One consumer warpgroup: 64 query rows, their output accumulators, softmax state and the
@@ -126,11 +140,11 @@ struct Consumer {
 
   const AttnParams& p;
   const FwdSmem<Traits>& sm;
-  const FwdTile& tile;
-  int cwg;       // consumer warpgroup index: rows [64 cwg, 64 cwg + 64) of the tile
-  int row_base;  // this thread's first row within the tile
-  int col_lane;  // this thread's first column within a key tile
-  bool arrives;  // lane 0 of its warp: frees stages for the warp
+  const FwdTile tile;  // by value: a reference would keep it in local memory
+  int cwg;             // consumer warpgroup index: rows [64 cwg, 64 cwg + 64) of the tile
+  int row_base;        // this thread's first row within the tile
+  int col_lane;        // this thread's first column within a key tile
+  bool arrives;        // lane 0 of its warp: frees stages for the warp
   float scale_log2;
 
   float acc_o[kOAcc];
@@ -152,7 +166,7 @@ struct Consumer {
   __device__ __forceinline__ bool is_last_consumer() const { return cwg == Traits::kConsumers - 1; }
 
   __device__ __forceinline__ void issue_s(float (&s)[kSAcc], int i) const {
-    const std::uint32_t k_tile = sm.k(stage_of<Traits>(i));
+    const std::uint32_t k_tile = sm.k(stage_of<Traits>(tile.kv_base + i));
 #pragma unroll
     for (int ks = 0; ks < kD / 16; ++ks) {
       sm90::wgmma_ss<T, kBN, 0, 0>(s, sm90::kmajor_desc<Traits::kBlockM>(sm.q(), cwg * 64, ks),
@@ -162,7 +176,7 @@ struct Consumer {
   }
 
   __device__ __forceinline__ void issue_pv(int i) {
-    const std::uint32_t v_tile = sm.v(stage_of<Traits>(i));
+    const std::uint32_t v_tile = sm.v(stage_of<Traits>(tile.kv_base + i));
 #pragma unroll
     for (int kk = 0; kk < kBN / 16; ++kk) {
       sm90::wgmma_rs<T, kD, 1>(acc_o, pa[kk], sm90::mnmajor_desc<kBN>(v_tile, kk), 1);
@@ -186,9 +200,9 @@ struct Consumer {
   // behind this tile's S (every tile but the first).
   template <bool kMasked, bool kWithPV>
   __device__ __forceinline__ void step(int i) {
-    const int st = stage_of<Traits>(i);
+    const int st = stage_of<Traits>(tile.kv_base + i);
     float s[kSAcc];
-    sm90::mbar_wait(sm.k_full(st), phase_of<Traits>(i));
+    sm90::mbar_wait(sm.k_full(st), phase_of<Traits>(tile.kv_base + i));
     wait_turn();
     sm90::wgmma_fence();
     issue_s(s, i);
@@ -196,7 +210,8 @@ struct Consumer {
       // O was last written by the P·V of tile i - 2 (done): bring it to tile i - 1's maxima
       // while S runs, then add tile i - 1.
       rescale_rows(acc_o, corr);
-      sm90::mbar_wait(sm.v_full(stage_of<Traits>(i - 1)), phase_of<Traits>(i - 1));
+      const int prev = tile.kv_base + i - 1;
+      sm90::mbar_wait(sm.v_full(stage_of<Traits>(prev)), phase_of<Traits>(prev));
       sm90::wgmma_fence();
       issue_pv(i - 1);
       pass_turn();
@@ -215,7 +230,7 @@ struct Consumer {
       sm90::fence_operands(acc_o);
       sm90::fence_operands(pa);
       __syncwarp();
-      if (arrives) sm90::mbar_arrive(sm.v_empty(stage_of<Traits>(i - 1)));
+      if (arrives) sm90::mbar_arrive(sm.v_empty(stage_of<Traits>(tile.kv_base + i - 1)));
     }
 #pragma unroll
     for (int kk = 0; kk < kBN / 16; ++kk) pack_a_fragment<T>(s, kk, pa[kk]);
@@ -226,7 +241,8 @@ struct Consumer {
   __device__ __forceinline__ void finish() {
     const int i = tile.n_blocks - 1;
     rescale_rows(acc_o, corr);
-    sm90::mbar_wait(sm.v_full(stage_of<Traits>(i)), phase_of<Traits>(i));
+    sm90::mbar_wait(sm.v_full(stage_of<Traits>(tile.kv_base + i)),
+                    phase_of<Traits>(tile.kv_base + i));
     wait_turn();
     sm90::wgmma_fence();
     issue_pv(i);
@@ -234,12 +250,17 @@ struct Consumer {
     sm90::wgmma_wait<0>();
     sm90::fence_operands(acc_o);
     sm90::fence_operands(pa);
+    // The last V stage is free too: a persistent CTA's next tile loads into it.
+    __syncwarp();
+    if (arrives) sm90::mbar_arrive(sm.v_empty(stage_of<Traits>(tile.kv_base + i)));
   }
 
   __device__ __forceinline__ void run() {
 #pragma unroll
     for (int e = 0; e < kOAcc; ++e) acc_o[e] = 0.f;
     corr[0] = corr[1] = 1.f;
+    // Q of every tile lands, an empty one's too: the staged epilogue writes O where Q was.
+    sm90::mbar_wait(sm.q_full(), static_cast<std::uint32_t>(tile.q_iter) & 1u);
     if (tile.n_blocks > 0) {
       // The first consumer takes the first turn.
       if (is_last_consumer()) pass_turn();
@@ -249,7 +270,6 @@ struct Consumer {
         const int col0 = (last - i) * kBN;
         return col0 + kBN > tile.T_k || (kCausal && col0 + kBN - 1 > tile.m0 + diag);
       };
-      sm90::mbar_wait(sm.q_full(), 0);
       if (needs_mask(0)) {
         step<true, false>(0);
       } else {
@@ -261,6 +281,10 @@ struct Consumer {
       finish();
     }
     write_output();
+    // Q's buffer (and the O staged in it) is no longer read by this warp: the next tile's Q
+    // may land.
+    __syncwarp();
+    if (arrives) sm90::mbar_arrive(sm.q_empty());
   }
 
   // Normalise, write O and the log-sum-exp.
@@ -353,26 +377,25 @@ struct Consumer {
                                   c * 8) = v;
       }
     }
+    // Every warp of the warpgroup is done reading the staged O before any writes the next
+    // tile's (a persistent CTA); the q_empty / TMA / q_full chain orders it too, but not in a
+    // way racecheck follows.
+    sm90::named_barrier_sync(1 + Traits::kConsumers + cwg, 128);
   }
 };
 
-template <typename Traits, typename T, bool kCausal>
-__global__ void __launch_bounds__(Traits::kThreads, 1)
-    fa3_fwd_kernel(const __grid_constant__ Fa3FwdArgs args) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// Query tile t of the grid's order (heaviest first over all (batch, head) pairs: under the
+// causal mask the last tiles see the most keys, so the tail is made of short ones) and the key
+// tiles it visits.
+template <typename Traits, bool kCausal>
+__device__ __forceinline__ FwdTile tile_at(const AttnParams& p, int t) {
   constexpr int kBM = Traits::kBlockM;
   constexpr int kBN = Traits::kBlockN;
-  const AttnParams& p = args.p;
-  extern __shared__ unsigned char smem_raw[];
-  const FwdSmem<Traits> sm{(smem_u32(smem_raw) + 1023u) & ~1023u};
-
-  // Heaviest query tiles first over all (batch, head) pairs: under the causal mask the last
-  // tiles see the most keys, and the grid's tail is made of short CTAs.
   FwdTile tile;
   const int num_m = (p.T_q + kBM - 1) / kBM;
   const unsigned num_bh = static_cast<unsigned>(p.B) * static_cast<unsigned>(p.H);
-  const int m_block = num_m - 1 - static_cast<int>(blockIdx.x / num_bh);
-  const int bh = static_cast<int>(blockIdx.x % num_bh);
+  const int m_block = num_m - 1 - static_cast<int>(static_cast<unsigned>(t) / num_bh);
+  const int bh = static_cast<int>(static_cast<unsigned>(t) % num_bh);
   tile.h = bh % p.H;
   tile.b = bh / p.H;
   tile.h_kv = tile.h / (p.H / p.H_kv);
@@ -381,14 +404,17 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
   tile.T_k = p.T_k;
   tile.q_row0 = tile.k_row0 = 0;
   tile.map_b = tile.b;
+  tile.empty = false;
+  tile.n_blocks = 0;
   if (p.cu_seqlens_q != nullptr) {
     tile.q_row0 = p.cu_seqlens_q[tile.b];
     tile.k_row0 = p.cu_seqlens_k[tile.b];
     tile.T_q = p.cu_seqlens_q[tile.b + 1] - tile.q_row0;
     tile.T_k = p.cu_seqlens_k[tile.b + 1] - tile.k_row0;
     tile.map_b = 0;
-    // The grid covers the longest sequence; the whole CTA leaves past this one's rows.
-    if (tile.m0 >= tile.T_q) return;
+    // The tiles cover the longest sequence; past this one's rows there is nothing to do.
+    tile.empty = tile.m0 >= tile.T_q;
+    if (tile.empty) return tile;
   }
   // Bottom-right causal alignment: row i sees keys j <= i + (T_k - T_q).
   tile.n_blocks = (tile.T_k + kBN - 1) / kBN;
@@ -396,11 +422,43 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
     const int last_visible = min(tile.m0 + kBM, tile.T_q) - 1 + (tile.T_k - tile.T_q);
     tile.n_blocks = last_visible < 0 ? 0 : min(tile.n_blocks, last_visible / kBN + 1);
   }
+  return tile;
+}
+
+// The tile CTA `first` of a persistent grid of `step` CTAs does in wave `wave`.
+__device__ __forceinline__ int snake_tile(int first, int step, int wave) {
+  return wave * step + ((wave & 1) ? step - 1 - first : first);
+}
+
+// kPersistent: the grid holds at most one CTA per multiprocessor, and CTA c does one tile of
+// each wave of gridDim.x tiles in the order above: tile c of the even waves, tile
+// gridDim.x - 1 - c of the odd ones (a snake, so that under the causal mask the CTA that takes
+// a wave's heaviest tile takes the next wave's lightest). Barriers and stages carry on from one
+// tile to the next, so the producer loads the next tile's first K and V (and its Q, once the
+// consumers' epilogue is done with the Q buffer) while the consumers finish this one: a short
+// tile's prologue and epilogue no longer leave the tensor cores idle. Without it, one CTA per tile.
+template <typename Traits, typename T, bool kCausal, bool kPersistent = false>
+__global__ void __launch_bounds__(Traits::kThreads, 1)
+    fa3_fwd_kernel(const __grid_constant__ Fa3FwdArgs args) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  const AttnParams& p = args.p;
+  extern __shared__ unsigned char smem_raw[];
+  const FwdSmem<Traits> sm{(smem_u32(smem_raw) + 1023u) & ~1023u};
+  const int num_tiles = (p.T_q + Traits::kBlockM - 1) / Traits::kBlockM * p.B * p.H;
+  const int first = static_cast<int>(blockIdx.x);
+  const int step = static_cast<int>(gridDim.x);
+  // One CTA per tile: the CTA of an empty tile (past its sequence) leaves at once.
+  FwdTile own{};
+  if constexpr (!kPersistent) {
+    own = tile_at<Traits, kCausal>(p, first);
+    if (own.empty) return;
+  }
 
   const int tid = static_cast<int>(threadIdx.x);
   if (tid == 0) {
     constexpr std::uint32_t kConsumerWarps = 4 * Traits::kConsumers;
     sm90::mbar_init(sm.q_full(), 1);
+    sm90::mbar_init(sm.q_empty(), kConsumerWarps);
 #pragma unroll
     for (int st = 0; st < Traits::kStages; ++st) {
       sm90::mbar_init(sm.k_full(st), 1);
@@ -412,20 +470,53 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
   }
   __syncthreads();
 
+  // Both roles walk the same tiles and keep the same running counts (FwdTile::kv_base, q_iter).
+  int kv_base = 0, q_iter = 0;
   const int wg = tid / 128;
   if (wg == 0) {
     sm90::setmaxnreg_dec<Traits::kProducerRegs>();
-    if (tid == 0 && tile.n_blocks > 0) produce(args, sm, tile);
+    if (tid == 0) {
+      if constexpr (kPersistent) {
+        for (int wave = 0; wave * step < num_tiles; ++wave) {
+          const int t = snake_tile(first, step, wave);
+          if (t >= num_tiles) continue;  // the last wave's missing tiles
+          FwdTile tile = tile_at<Traits, kCausal>(p, t);
+          if (tile.empty) continue;  // both roles skip it
+          tile.kv_base = kv_base;
+          tile.q_iter = q_iter++;
+          produce(args, sm, tile);
+          kv_base += tile.n_blocks;
+        }
+      } else {
+        produce(args, sm, own);
+      }
+    }
   } else {
     sm90::setmaxnreg_inc<Traits::kConsumerRegs>();
     const int in_wg = tid % 128;
-    Consumer<Traits, T, kCausal> c{p, sm, tile};
-    c.cwg = wg - 1;
-    c.row_base = c.cwg * 64 + (in_wg / 32) * 16 + (in_wg % 32) / 4;
-    c.col_lane = 2 * (in_wg % 4);
-    c.arrives = in_wg % 32 == 0;
-    c.scale_log2 = p.scale * 1.4426950408889634f;
-    c.run();
+    auto consume = [&](const FwdTile& tile) {
+      Consumer<Traits, T, kCausal> c{p, sm, tile};
+      c.cwg = wg - 1;
+      c.row_base = c.cwg * 64 + (in_wg / 32) * 16 + (in_wg % 32) / 4;
+      c.col_lane = 2 * (in_wg % 4);
+      c.arrives = in_wg % 32 == 0;
+      c.scale_log2 = p.scale * 1.4426950408889634f;
+      c.run();
+    };
+    if constexpr (kPersistent) {
+      for (int wave = 0; wave * step < num_tiles; ++wave) {
+        const int t = snake_tile(first, step, wave);
+        if (t >= num_tiles) continue;
+        FwdTile tile = tile_at<Traits, kCausal>(p, t);
+        if (tile.empty) continue;
+        tile.kv_base = kv_base;
+        tile.q_iter = q_iter++;
+        consume(tile);
+        kv_base += tile.n_blocks;
+      }
+    } else {
+      consume(own);
+    }
   }
 #else
   (void)args;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <iterator>
 #include <type_traits>
 
@@ -101,9 +102,19 @@ cudaError_t make_fa3_fwd_args(const AttnParams& p, Fa3FwdArgs* a) {
   return cudaSuccess;
 }
 
-template <typename Traits, typename T, bool kCausal>
-cudaError_t launch_fa3_fwd(const AttnParams& p, cudaStream_t stream) {
-  auto kernel = &fa3::fa3_fwd_kernel<Traits, T, kCausal>;
+// FA2BENCH_FA3_PERSISTENT=0 or 1 overrides the tile's kPersistent (fa3_traits.h), for A/B runs
+// and for the tests, which check both launches of every tile; -1 when unset.
+inline int fa3_persistent_override() {
+  static const int v = [] {
+    const char* e = std::getenv("FA2BENCH_FA3_PERSISTENT");
+    return e == nullptr || (e[0] != '0' && e[0] != '1') ? -1 : e[0] - '0';
+  }();
+  return v;
+}
+
+template <typename Traits, typename T, bool kCausal, bool kPersistent>
+cudaError_t launch_fa3_fwd_as(const AttnParams& p, cudaStream_t stream) {
+  auto kernel = &fa3::fa3_fwd_kernel<Traits, T, kCausal, kPersistent>;
   // Above 48 KB of dynamic shared memory needs an opt-in; once per instantiation is enough.
   static const cudaError_t attr_err =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
@@ -112,9 +123,32 @@ cudaError_t launch_fa3_fwd(const AttnParams& p, cudaStream_t stream) {
   const cudaError_t map_err = make_fa3_fwd_args<Traits, T>(p, &args);
   if (map_err != cudaSuccess) return map_err;
   const unsigned num_m = static_cast<unsigned>((p.T_q + Traits::kBlockM - 1) / Traits::kBlockM);
-  const dim3 grid(num_m * static_cast<unsigned>(p.B) * static_cast<unsigned>(p.H));
-  kernel<<<grid, Traits::kThreads, Traits::kSmemBytes, stream>>>(args);
+  unsigned ctas = num_m * static_cast<unsigned>(p.B) * static_cast<unsigned>(p.H);
+  if (kPersistent) {
+    int dev = 0, sms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+      return cudaGetLastError();
+    }
+    ctas = std::min(ctas, static_cast<unsigned>(sms));
+    // Test knob: FA2BENCH_FA3_CTAS=N caps the persistent grid, so that small shapes walk
+    // several tiles per CTA (stages and phases carried across tiles).
+    static const unsigned cap = [] {
+      const char* e = std::getenv("FA2BENCH_FA3_CTAS");
+      return e != nullptr ? static_cast<unsigned>(std::strtoul(e, nullptr, 10)) : 0u;
+    }();
+    if (cap > 0) ctas = std::min(ctas, cap);
+  }
+  kernel<<<dim3(ctas), Traits::kThreads, Traits::kSmemBytes, stream>>>(args);
   return cudaGetLastError();
+}
+
+template <typename Traits, typename T, bool kCausal>
+cudaError_t launch_fa3_fwd(const AttnParams& p, cudaStream_t stream) {
+  const int forced = fa3_persistent_override();
+  const bool persistent = forced < 0 ? Traits::kPersistent : forced == 1;
+  return persistent ? launch_fa3_fwd_as<Traits, T, kCausal, true>(p, stream)
+                    : launch_fa3_fwd_as<Traits, T, kCausal, false>(p, stream);
 }
 
 template <typename T, int kHeadDim, bool kShortKeys>

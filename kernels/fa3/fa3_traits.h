@@ -21,13 +21,16 @@ constexpr bool fa3_head_dim_supported(int d) {
 // while another's GEMMs do; without it they issue whenever their data is ready.
 // kStagedEpilogue: O goes to global memory through the consumer's rows of the Q tile, as whole
 // 16-byte chunks of consecutive columns, instead of 4-byte stores straight from registers.
+// kPersistent: at most one CTA per multiprocessor, each walking query tiles with its barriers
+// and stages carried from one to the next (fa3_fwd_kernel.cuh); else one CTA per tile.
 template <int kD, int kBN, int kStages_, int kConsumers_, bool kTakeTurns_ = true,
-          bool kStagedEpilogue_ = false>
+          bool kStagedEpilogue_ = false, bool kPersistent_ = false>
 struct Fa3FwdTile {
   static constexpr int kHeadDim = kD;
   static constexpr int kConsumers = kConsumers_;
   static constexpr bool kTakeTurns = kTakeTurns_;
   static constexpr bool kStagedEpilogue = kStagedEpilogue_;
+  static constexpr bool kPersistent = kPersistent_;
   static constexpr int kBlockM = 64 * kConsumers;
   static constexpr int kBlockN = kBN;
   static constexpr int kStages = kStages_;
@@ -39,11 +42,11 @@ struct Fa3FwdTile {
   static constexpr int kQBytes = kBlockM * kD * 2;
   static constexpr int kKVBytes = kBN * kD * 2;  // one K or V tile
   // Byte offsets from the 1024-aligned base (the swizzle atom): Q, K stages, V stages, then
-  // the barriers (Q full; per stage K full, K empty, V full, V empty).
+  // the barriers (Q full; per stage K full, K empty, V full, V empty; Q empty).
   static constexpr int kKOffset = kQBytes;
   static constexpr int kVOffset = kKOffset + kStages * kKVBytes;
   static constexpr int kBarOffset = kVOffset + kStages * kKVBytes;
-  static constexpr int kBarriers = 1 + 4 * kStages;
+  static constexpr int kBarriers = 2 + 4 * kStages;  // + Q empty (persistent CTAs)
   static constexpr int kSmemBytes = kBarOffset + 8 * kBarriers + 1024;  // + alignment slack
   static_assert(kBN % 16 == 0 && kD % 64 == 0, "wgmma tile shape");
   static_assert(kSmemBytes <= 227 * 1024, "shared memory of one sm_90 block");
@@ -55,16 +58,19 @@ struct Fa3FwdTile {
 // wins wherever the epilogue is a visible share (short sequences, D = 128); D = 64 runs three
 // consumers to keep the tensor cores fed through its short GEMMs; non-causal D = 128 takes
 // 176-key tiles (fewer softmax rounds per key; a causal CTA would mask more of them); D = 256
-// takes 80-key tiles on long sequences and 64-key staged tiles up to kFa3ShortKeys keys.
+// takes 80-key tiles on long sequences and 64-key staged tiles up to kFa3ShortKeys keys. The
+// persistent launch pays where a tile's prologue and epilogue are a large share of it (D = 64)
+// and under the causal mask at D = 128; it loses 2-3% on the non-causal D = 128 and D = 256
+// tiles (results/NOTES.md, session 17).
 constexpr int kFa3ShortKeys = 2048;
 
 template <int kD, bool kCausal, bool kShortKeys>
 struct Fa3FwdChoice;
 // clang-format off
-//                                                  D    Bn   stages consumers turns staged epilogue
-template <bool kC, bool kS> struct Fa3FwdChoice<64, kC, kS>      { using Tile = Fa3FwdTile<64,  128, 2, 3, true, true>; };
+//                                                  D    Bn   stages consumers turns staged epilogue, persistent
+template <bool kC, bool kS> struct Fa3FwdChoice<64, kC, kS>      { using Tile = Fa3FwdTile<64,  128, 2, 3, true, true, true>; };
 template <bool kS>          struct Fa3FwdChoice<128, false, kS>  { using Tile = Fa3FwdTile<128, 176, 2, 2, true, true>; };
-template <bool kS>          struct Fa3FwdChoice<128, true, kS>   { using Tile = Fa3FwdTile<128, 128, 2, 2, true, true>; };
+template <bool kS>          struct Fa3FwdChoice<128, true, kS>   { using Tile = Fa3FwdTile<128, 128, 2, 2, true, true, true>; };
 template <bool kC>          struct Fa3FwdChoice<256, kC, true>   { using Tile = Fa3FwdTile<256, 64,  2, 2, true, true>; };
 template <bool kC>          struct Fa3FwdChoice<256, kC, false>  { using Tile = Fa3FwdTile<256, 80,  2, 2>; };
 // clang-format on
