@@ -60,8 +60,9 @@ struct Fa3FwdTile {
 // 176-key tiles (fewer softmax rounds per key; a causal CTA would mask more of them); D = 256
 // takes 80-key tiles on long sequences and 64-key staged tiles up to kFa3ShortKeys keys. The
 // persistent launch pays where a tile's prologue and epilogue are a large share of it (D = 64)
-// and under the causal mask at D = 128; it loses 2-3% on the non-causal D = 128 and D = 256
-// tiles (results/NOTES.md, session 17).
+// and under the causal mask at D = 128 up to kFa3ShortKeys keys; it loses 2-3% on the
+// non-causal D = 128 and D = 256 tiles, and at D = 128 causal on long keys it was +5% in one
+// call and -2% in the next (results/NOTES.md, session 17).
 constexpr int kFa3ShortKeys = 2048;
 
 template <int kD, bool kCausal, bool kShortKeys>
@@ -70,7 +71,7 @@ struct Fa3FwdChoice;
 //                                                  D    Bn   stages consumers turns staged epilogue, persistent
 template <bool kC, bool kS> struct Fa3FwdChoice<64, kC, kS>      { using Tile = Fa3FwdTile<64,  128, 2, 3, true, true, true>; };
 template <bool kS>          struct Fa3FwdChoice<128, false, kS>  { using Tile = Fa3FwdTile<128, 176, 2, 2, true, true>; };
-template <bool kS>          struct Fa3FwdChoice<128, true, kS>   { using Tile = Fa3FwdTile<128, 128, 2, 2, true, true, true>; };
+template <bool kS>          struct Fa3FwdChoice<128, true, kS>   { using Tile = Fa3FwdTile<128, 128, 2, 2, true, true, kS>; };
 template <bool kC>          struct Fa3FwdChoice<256, kC, true>   { using Tile = Fa3FwdTile<256, 64,  2, 2, true, true>; };
 template <bool kC>          struct Fa3FwdChoice<256, kC, false>  { using Tile = Fa3FwdTile<256, 80,  2, 2>; };
 // clang-format on
