@@ -59,13 +59,15 @@ inline Case varlen_case(Packing packing, DType dt, int D, bool causal, std::int6
 struct Outcome {
   double max_abs_err = 0, rel_l2_err = 0, lse_err = 0;
   std::int64_t nonfinite = -1, guard_written = -1;
+  std::int64_t lse_bytes_written = -1;  // bytes of the poisoned LSE the kernel changed
 };
 
 // Runs `kernel` on c's tensors (filled as the runner fills them) with the varlen arrays of
 // `arrays_from` (c itself, or a control with shifted lengths) and compares every sampled real
-// row of c with the float64 reference.
+// row of c with the float64 reference; their LSE too unless `check_lse` is false (a kernel that
+// keeps its packed LSE elsewhere: cudnn).
 template <typename Kernel>
-Outcome run_varlen(Kernel kernel, const Case& c, const Case& arrays_from) {
+Outcome run_varlen(Kernel kernel, const Case& c, const Case& arrays_from, bool check_lse = true) {
   Outcome out;
   const KernelDType kdt = c.dtype == DType::bf16 ? KernelDType::bf16 : KernelDType::fp16;
   const TokenLayout ql = query_layout(c), kl = key_layout(c);
@@ -121,6 +123,11 @@ Outcome run_varlen(Kernel kernel, const Case& c, const Case& arrays_from) {
             cudaSuccess);
   out.guard_written =
       std::count_if(guard.begin(), guard.end(), [](std::uint8_t x) { return x != 0xFF; });
+  std::vector<std::uint8_t> lse_bytes(static_cast<std::size_t>(lse_elems) * sizeof(float));
+  EXPECT_EQ(cudaMemcpy(lse_bytes.data(), lse.ptr, lse_bytes.size(), cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  out.lse_bytes_written =
+      std::count_if(lse_bytes.begin(), lse_bytes.end(), [](std::uint8_t x) { return x != 0xFF; });
 
   const std::vector<RowRef> rows = sample_rows(c, 192, seed);
   std::vector<double> ref, ref_lse;
@@ -136,6 +143,7 @@ Outcome run_varlen(Kernel kernel, const Case& c, const Case& arrays_from) {
               cudaSuccess);
     for (std::int64_t d = 0; d < c.D; ++d)
       got.push_back(c.dtype == DType::bf16 ? bf16_to_float(raw[d]) : fp16_to_float(raw[d]));
+    if (!check_lse) continue;
     // LSE: [H, total] packed (flash-attention's varlen layout), [B, H, T] padded.
     const std::int64_t loff = c.packing == Packing::packed
                                   ? row.h * ql.rows + ql.row_of(row.b, row.i)
