@@ -5,11 +5,17 @@
 
 #include <string>
 
+// Set from outside (-DFA2BENCH_HAVE_CUDNN_HEADERS=0) only by the build's compile check of the
+// branch without headers (CMakeLists.txt, fa2bench_cudnn_stub_check).
+#if !defined(FA2BENCH_HAVE_CUDNN_HEADERS)
 #if __has_include(<cudnn_graph.h>)
-#include <cudnn_graph.h>
 #define FA2BENCH_HAVE_CUDNN_HEADERS 1
 #else
 #define FA2BENCH_HAVE_CUDNN_HEADERS 0
+#endif
+#endif
+#if FA2BENCH_HAVE_CUDNN_HEADERS
+#include <cudnn_graph.h>
 #endif
 
 namespace fa2b {
