@@ -34,6 +34,16 @@ std::string memory_cell(const BackendEntry& e) {
   return forward + "; backward workspace: " + e.backward_workspace_note;
 }
 
+// The inputs beyond a dense batch it runs (forward): variable-length packings, a paged cache.
+std::string inputs_cell(const BackendEntry& e) {
+  std::string out = "dense";
+  for (std::size_t i = 0; i < e.packings.size(); ++i) {
+    out += (i == 0 ? "; varlen " : ", ") + std::string(to_string(e.packings[i]));
+  }
+  if (e.paged_kv) out += "; paged KV";
+  return out;
+}
+
 // What runs a case of this backend on the CPU target.
 std::string cpu_cell(const BackendEntry& e) {
   if (e.device == BackendDevice::cpu) return "itself";
@@ -41,11 +51,11 @@ std::string cpu_cell(const BackendEntry& e) {
 }
 
 void print_markdown() {
-  fmt::print("| backend | target | on the CPU target | modes | memory | what it is |\n");
-  fmt::print("|---|---|---|---|---|---|\n");
+  fmt::print("| backend | target | on the CPU target | modes | inputs | memory | what it is |\n");
+  fmt::print("|---|---|---|---|---|---|---|\n");
   for (const BackendEntry& e : backend_catalog()) {
-    fmt::print("| `{}` | {} | {} | {} | {} | {} |\n", e.name, to_string(e.device), cpu_cell(e),
-               modes_cell(e), memory_cell(e), e.description);
+    fmt::print("| `{}` | {} | {} | {} | {} | {} | {} |\n", e.name, to_string(e.device), cpu_cell(e),
+               modes_cell(e), inputs_cell(e), memory_cell(e), e.description);
   }
 }
 
@@ -55,6 +65,7 @@ void print_text() {
   for (const BackendEntry& e : backend_catalog()) {
     fmt::print("{:<11} {:<6} {:<13} {:<18} {:<6} {}\n", e.name, to_string(e.device), cpu_cell(e),
                modes_cell(e), backend_built(e.name) ? "yes" : "no", memory_cell(e));
+    fmt::print("  inputs: {}\n", inputs_cell(e));
     fmt::print("  {}\n", e.description);
   }
 }
@@ -66,7 +77,8 @@ void add_backends_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "backends",
       "The backends this fa2bench knows: target, what runs in their place on the CPU target, the\n"
-      "modes they run, how they hold the scores and what the forward keeps for the backward.");
+      "modes they run, the inputs beyond a dense batch they take (variable-length packings, a\n"
+      "paged KV cache), how they hold the scores and what the forward keeps for the backward.");
   cmd->add_option("--format", *format, "text, or md (the README's table)")
       ->check(CLI::IsMember({"text", "md"}))
       ->capture_default_str();
