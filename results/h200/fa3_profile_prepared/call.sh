@@ -5,7 +5,8 @@
 #   2. profiles one fa3 launch and one cuDNN launch of perf_fwd's B8-H16-T2048-D128 bf16
 #      non-causal case (fa3 0.76x cuDNN there, the largest gap at D = 128) in Nsight Compute,
 #      with per-SASS-line stall counters, to be read side by side (scripts/h200/ncu_case.sh);
-#   3. the same for the causal case at T = 512 (0.76x, persistent).
+#   3. the same for the causal case at T = 512 (0.76x, persistent);
+#   4. D = 128 causal long keys, persistent against per-tile, three interleaved rounds.
 # From the repository root with carry=[".carry"]:
 #   bash results/h200/fa3_profile_prepared/call.sh
 set -u
@@ -25,4 +26,16 @@ for c in "B8-H16-T2048-D128/bf16/full fwd_d128_t2048_full" "B32-H16-T512-D128/bf
   scripts/h200/ncu_case.sh /tmp/b/fa2bench configs/perf_fwd.json cudnn 'flash|sdpa|fprop|fmha' "$1" $outdir/ncu "cudnn_$2"
   pack
 done
+# 4. D = 128 causal on long keys: persistent against per-tile, interleaved three times in this
+#    one binary (+5% in one session-17 call, -2% in the next).
+f='^(fa3|cudnn)/(B2-H16-T8192-D128|B1-H16-T16384-D128)/(bf16|fp16)/causal'
+for r in 1 2 3; do
+  for v in 0 1; do
+    [ "$(left)" -gt 40 ] || break 2
+    FA2BENCH_FA3_PERSISTENT=$v timeout 30 /tmp/b/fa2bench sweep --config configs/perf_fwd.json \
+      --target cuda --backends fa3 --filter "$f" --out $outdir/ab/p${v}_$r --quiet > /dev/null 2>&1
+    echo "persistent=$v round $r: $?"
+  done
+done
+pack
 echo "total: $(($(date +%s) - steps_start))s"
