@@ -206,5 +206,21 @@ TEST(CpuVarlen, ArraysAreTrackedAsPredicted) {
   }
 }
 
+// A packed batch's params carry its token totals (the Hopper kernels size their copy-engine
+// maps by them on the host); padded and dense batches carry none.
+TEST(CpuVarlen, PackedParamsCarryTheTokenTotals) {
+  std::int64_t tokens = 0;
+  for (const std::int64_t n : kLengths) tokens += n;
+  const AttnParams packed =
+      shape_params(varlen_case(kLengths, Packing::packed, 2, 1, 32, DType::bf16, true));
+  EXPECT_EQ(packed.total_q, tokens);
+  EXPECT_EQ(packed.total_k, tokens);
+  EXPECT_EQ(packed.q_batch_stride, 0);
+  const AttnParams padded =
+      shape_params(varlen_case(kLengths, Packing::padded, 2, 1, 32, DType::bf16, true));
+  EXPECT_EQ(padded.total_q, 0);
+  EXPECT_EQ(padded.total_k, 0);
+}
+
 }  // namespace
 }  // namespace fa2b
