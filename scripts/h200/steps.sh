@@ -7,6 +7,7 @@
 #   left                       seconds of the budget left
 #   patched_tree PATCH         copies the repository to /tmp/exp and applies PATCH there (an
 #                              experiment built beside HEAD; patch -p1 output in $outdir/patch.log)
+#   build_or_stop [ARGS]       the build step (below)
 # Keep outdir outside $OUT (e.g. /tmp/cN) and PACK under it: a call returns at most 8 files
 # from $OUT, so an outdir there comes back cut, while the one tar holds everything.
 # Sourcing it also sets up the call's environment: the toolchain and cuDNN (env.sh) and the
@@ -39,6 +40,16 @@ step() {
   timeout "$t" "$@"
   echo "$name: exit $? in $(($(date +%s) - s))s"
   pack
+}
+
+# The build step every call starts with: HEAD's tree (or the patched copy's, when run from
+# /tmp/exp) into /tmp/b, at most 170 s, the log in $outdir/build.log; without a binary the
+# call packs what it has and stops.
+#   build_or_stop [cmake --build args, e.g. --target fa2bench fa2bench_gpu_tests]
+build_or_stop() {
+  step build 170 sh -c "FA2BENCH_BUILD_DIR=/tmp/b scripts/h200/build_on_device.sh $* > $outdir/build.log 2>&1"
+  tail -n 1 "$outdir/build.log"
+  [ -x /tmp/b/fa2bench ] || { echo "no binary"; pack; exit 1; }
 }
 
 # The call's last step: scripts/h200/decode.sh (fa2 and cudnn, PyTorch beside them) into

@@ -12,9 +12,7 @@
 set -u
 outdir=/tmp/fp; mkdir -p $outdir; budget=540; PACK=$OUT/fa3_profile.tgz
 source scripts/h200/steps.sh
-step build 170 sh -c "FA2BENCH_BUILD_DIR=/tmp/b scripts/h200/build_on_device.sh > $outdir/build.log 2>&1"
-tail -n 1 $outdir/build.log
-[ -x /tmp/b/fa2bench ] || { echo "no binary"; pack; exit 1; }
+build_or_stop
 timeout 120 /tmp/b/tests/fa2bench_gpu_tests --gtest_filter='*CudnnVarlen*:*Fa3Varlen*:*Fa2Varlen*' \
   --gtest_brief=1 > $outdir/tests_varlen.log 2>&1
 echo "varlen tests: exit $?"; grep -E '^\[  (PASSED|FAILED)  \]|FAILED' $outdir/tests_varlen.log | head
