@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "common/device_props.h"
 #include "common/layout_support.h"
 #include "common/varlen.h"
 #include "fa2/fa2_fwd.h"
@@ -22,23 +23,6 @@
 
 namespace fa2b {
 namespace {
-
-// Multiprocessors of the current device, looked up once per device.
-int sm_count() {
-  constexpr int kMaxDevices = 64;
-  static std::atomic<int> cached[kMaxDevices];  // zero-initialised (static storage)
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return 132;
-  int n = cached[dev].load(std::memory_order_relaxed);
-  if (n == 0) {
-    if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || n < 1) {
-      (void)cudaGetLastError();
-      n = 132;
-    }
-    cached[dev].store(n, std::memory_order_relaxed);
-  }
-  return n;
-}
 
 // A test override from the environment: 1 when `name` is `first`, 2 when it is `second`, 0 when
 // unset or anything else (the choice by shape). The callers cache it for the process.
@@ -130,7 +114,7 @@ std::int64_t fa2_smem_limit() {
 bool fa2_small_grid(const AttnParams& p) {
   const int forced = forced_grid_class();
   if (forced != 0) return forced == 1;
-  return fa2_small_grid_for(p.B, p.H, p.T_q, sm_count());
+  return fa2_small_grid_for(p.B, p.H, p.T_q, device_sm_count());
 }
 
 bool fa2_fwd_supported(const AttnParams& p, std::string* why) {
@@ -186,8 +170,9 @@ Fa2SplitKv fa2_fwd_decode_plan(const AttnParams& p) {
   plan.pack_gqa =
       fa2_choose_gqa_pack(p, tile_fits, pack_env == nullptr || std::strcmp(pack_env, "0") != 0);
   const int forced_sms = env_positive_int("FA2BENCH_FA2_NUM_SMS");
-  plan.n_splits = fa2_choose_num_splits(p, forced_sms > 0 ? forced_sms : sm_count(), tile_fits,
-                                        env_positive_int("FA2BENCH_FA2_SPLITS"), plan.pack_gqa);
+  plan.n_splits =
+      fa2_choose_num_splits(p, forced_sms > 0 ? forced_sms : device_sm_count(), tile_fits,
+                            env_positive_int("FA2BENCH_FA2_SPLITS"), plan.pack_gqa);
   return plan;
 }
 

@@ -11,6 +11,7 @@
 #include <iterator>
 #include <type_traits>
 
+#include "common/device_props.h"
 #include "fa3/fa3_fwd_args.h"
 #include "fa3/fa3_fwd_kernel.cuh"
 #include "fa3/fa3_fwd_launch.h"
@@ -51,8 +52,7 @@ struct Fa3MapKey {
   int B, H, H_kv, T_q, T_k, D;
   std::int64_t strides[9];
 
-  static Fa3MapKey of(const AttnParams& p) {
-    const Fa3MapRows m = Fa3MapRows::of(p);
+  static Fa3MapKey of(const AttnParams& p, const Fa3MapRows& m) {
     return {p.q,
             p.k,
             p.v,
@@ -78,7 +78,7 @@ cudaError_t make_fa3_fwd_args(const AttnParams& p, Fa3FwdArgs* a) {
   constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
   thread_local sm90::TensorMapCache<Fa3MapKey, 3> cache;
   const Fa3MapRows m = Fa3MapRows::of(p);
-  const cudaError_t err = cache.get(Fa3MapKey::of(p), [&](CUtensorMap(&maps)[3]) {
+  const cudaError_t err = cache.get(Fa3MapKey::of(p, m), [&](CUtensorMap(&maps)[3]) {
     cudaError_t e =
         sm90::encode_attn_tensor_map(&maps[0], p.q, kBf16, m.B, p.H, m.T_q, p.D, p.q_row_stride,
                                      p.q_head_stride, m.q_batch_stride, Traits::kBlockM);
@@ -125,12 +125,7 @@ cudaError_t launch_fa3_fwd_as(const AttnParams& p, cudaStream_t stream) {
   const unsigned num_m = static_cast<unsigned>((p.T_q + Traits::kBlockM - 1) / Traits::kBlockM);
   unsigned ctas = num_m * static_cast<unsigned>(p.B) * static_cast<unsigned>(p.H);
   if (kPersistent) {
-    int dev = 0, sms = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
-      return cudaGetLastError();
-    }
-    ctas = std::min(ctas, static_cast<unsigned>(sms));
+    ctas = std::min(ctas, static_cast<unsigned>(device_sm_count()));
     // Test knob: FA2BENCH_FA3_CTAS=N caps the persistent grid, so that small shapes walk
     // several tiles per CTA (stages and phases carried across tiles).
     static const unsigned cap = [] {

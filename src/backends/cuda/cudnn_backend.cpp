@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include <map>
-#include <numeric>
 #include <string>
 #include <vector>
 
@@ -23,26 +22,24 @@ namespace {
 
 #if FA2BENCH_HAVE_CUDNN_HEADERS
 // How the forward graph sees the case's batch: dense, padded (padding mask) or packed (ragged
-// offsets), with the packed batch's total query tokens (the rows of its Stats buffer).
+// offsets).
 SdpaVarlen sdpa_varlen(const Case& c) {
   SdpaVarlen v;
   if (!c.varlen()) return v;
   v.kind = c.packing == Packing::packed ? SdpaVarlen::Kind::packed : SdpaVarlen::Kind::padded;
-  v.total_q = std::accumulate(c.lengths.begin(), c.lengths.end(), std::int64_t{0});
   return v;
 }
 
 // Everything a plan depends on: shape, strides (layout), dtype, causal, and for a
-// variable-length batch its kind and total tokens (the lengths themselves are data of the
-// variant pack). The backward's dO, dQ, dK and dV take O's, Q's, K's and V's strides, so the
-// same key names its plan.
+// variable-length batch its kind (the lengths and offsets are data of the variant pack). The
+// backward's dO, dQ, dK and dV take O's, Q's, K's and V's strides, so the same key names its plan.
 std::string plan_key(const AttnParams& p, const SdpaVarlen& v = {}) {
-  return fmt::format("{}x{}x{}x{}x{}x{}|{},{},{}|{},{},{}|{},{},{}|{},{},{}|{}|{}|varlen{}:{}", p.B,
+  return fmt::format("{}x{}x{}x{}x{}x{}|{},{},{}|{},{},{}|{},{},{}|{},{},{}|{}|{}|varlen{}", p.B,
                      p.H, p.H_kv, p.T_q, p.T_k, p.D, p.q_batch_stride, p.q_head_stride,
                      p.q_row_stride, p.k_batch_stride, p.k_head_stride, p.k_row_stride,
                      p.v_batch_stride, p.v_head_stride, p.v_row_stride, p.o_batch_stride,
                      p.o_head_stride, p.o_row_stride, static_cast<int>(p.dtype), p.causal,
-                     static_cast<int>(v.kind), v.total_q);
+                     static_cast<int>(v.kind));
 }
 
 class CudnnBackend final : public Backend {
@@ -144,15 +141,14 @@ class CudnnBackend final : public Backend {
     if (varlen.kind != SdpaVarlen::Kind::dense) {
       // The lengths and (packed) ragged offsets, copied in once here, outside the timed region.
       std::vector<std::size_t> at;
-      const std::vector<unsigned char> image =
-          sdpa_varlen_image(p, c.lengths, varlen.kind == SdpaVarlen::Kind::packed, at);
+      const std::vector<unsigned char> image = sdpa_varlen_image(c, p, at);
       varlen_buf_ = TrackedBuffer(tracker, image.size(), "cuDNN varlen lengths and ragged offsets");
       FA2B_CUDA_CHECK(
           cudaMemcpy(varlen_buf_.get(), image.data(), image.size(), cudaMemcpyHostToDevice));
       const auto* base = static_cast<const unsigned char*>(varlen_buf_.get());
       vb_.seq_len_q = base + at[0];
       vb_.seq_len_kv = base + at[1];
-      if (at.size() == 7) {
+      if (varlen.kind == SdpaVarlen::Kind::packed) {
         vb_.q_offsets = base + at[2];
         vb_.k_offsets = base + at[3];
         vb_.v_offsets = base + at[4];
@@ -160,7 +156,7 @@ class CudnnBackend final : public Backend {
         vb_.stats_offsets = base + at[6];
         // cuDNN's packed Stats are token-major, unlike the case's LSE (cudnn/sdpa_graph.h); the
         // fused engine needs the output, so it is kept here and counted in the peak.
-        stats_buf_ = TrackedBuffer(tracker, static_cast<std::size_t>(varlen.total_q * p.H) * 4,
+        stats_buf_ = TrackedBuffer(tracker, static_cast<std::size_t>(p.total_q) * p.H * 4,
                                    "cuDNN packed Stats (token-major)");
         vb_.stats = stats_buf_.get();
       }

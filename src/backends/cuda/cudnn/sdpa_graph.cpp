@@ -7,10 +7,11 @@
 #include <limits>
 #include <vector>
 
+#include "core/seq_lengths.h"
+
 namespace fa2b {
 
-std::vector<unsigned char> sdpa_varlen_image(const AttnParams& p,
-                                             const std::vector<std::int64_t>& lengths, bool packed,
+std::vector<unsigned char> sdpa_varlen_image(const Case& c, const AttnParams& p,
                                              std::vector<std::size_t>& offsets) {
   std::vector<unsigned char> image;
   offsets.clear();
@@ -22,16 +23,15 @@ std::vector<unsigned char> sdpa_varlen_image(const AttnParams& p,
     offsets.push_back(at);
   };
   std::vector<std::int32_t> len32;
-  for (const std::int64_t n : lengths) len32.push_back(static_cast<std::int32_t>(n));
+  for (const std::int64_t n : c.lengths) len32.push_back(static_cast<std::int32_t>(n));
   append(len32.data(), len32.size() * sizeof(std::int32_t));  // seq_len_q
   append(len32.data(), len32.size() * sizeof(std::int32_t));  // seq_len_kv (self-attention)
-  if (packed) {
-    std::vector<std::int64_t> cu(1, 0);
-    for (const std::int64_t n : lengths) cu.push_back(cu.back() + n);
+  if (c.packing == Packing::packed) {
+    const std::vector<std::int64_t> cu = sequence_offsets(c);
     for (const std::int64_t stride :
          {p.q_row_stride, p.k_row_stride, p.v_row_stride, p.o_row_stride, std::int64_t{p.H}}) {
       std::vector<std::int64_t> off;
-      for (const std::int64_t c : cu) off.push_back(c * stride);
+      for (const std::int64_t token : cu) off.push_back(token * stride);
       append(off.data(), off.size() * sizeof(std::int64_t));
     }
   }

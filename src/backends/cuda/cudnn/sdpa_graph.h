@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/attn_params.h"
+#include "core/case.h"
 
 namespace fa2b {
 
@@ -29,7 +30,6 @@ namespace fa2b {
 struct SdpaVarlen {
   enum class Kind { dense, padded, packed };
   Kind kind = Kind::dense;
-  std::int64_t total_q = 0;  // packed: the rows of Q and O (the Stats buffer is total_q x H)
 };
 
 // The varlen arrays of one case as the variant pack binds them (device pointers; null for a
@@ -42,22 +42,23 @@ struct SdpaVarlenBuffers {
   const void* v_offsets = nullptr;
   const void* o_offsets = nullptr;
   const void* stats_offsets = nullptr;
-  void* stats = nullptr;  // packed: the token-major Stats, total_q * H floats
+  void* stats = nullptr;  // packed: the token-major Stats, AttnParams::total_q * H floats
 };
 
-// The host images of those arrays for sequences of `lengths` tokens (self-attention: the same
-// for queries and keys) in tensors of `p`'s row strides: lengths as int32, then the ragged
-// offsets (B + 1 int64 each, packed only) cu[b] * row stride for Q, K, V, O and cu[b] * H for
-// the Stats. Each array starts at a multiple of kSdpaVarlenAlign bytes of the returned image;
-// `offsets` receives where (the same order as SdpaVarlenBuffers' members).
+// The host images of those arrays for case c (self-attention lengths: the same for queries
+// and keys) in tensors of `p`'s row strides: c's lengths as int32, then (packed only) the ragged
+// offsets, B + 1 int64 each: cu[b] * row stride for Q, K, V, O and cu[b] * H for the Stats
+// (cu: core/seq_lengths.h's sequence_offsets). Each array starts at a multiple of
+// kSdpaVarlenAlign bytes of the returned image; `offsets` receives where (the same order as
+// SdpaVarlenBuffers' members).
 constexpr std::size_t kSdpaVarlenAlign = 256;
-std::vector<unsigned char> sdpa_varlen_image(const AttnParams& p,
-                                             const std::vector<std::int64_t>& lengths, bool packed,
+std::vector<unsigned char> sdpa_varlen_image(const Case& c, const AttnParams& p,
                                              std::vector<std::size_t>& offsets);
 
 // Builds the graph for `p` (shapes, strides, dtype, causal; pointers unused) and the first
 // execution plan the heuristics offer that finalises. The graph always writes the Stats
-// (logsumexp) output into p.lse, as fa2 does. Throws CudnnFailure when cuDNN refuses.
+// (logsumexp) output: into p.lse, as fa2 does, except for a packed batch (SdpaVarlen above).
+// Throws CudnnFailure when cuDNN refuses.
 std::unique_ptr<SdpaPlan> build_sdpa_plan(const CudnnApi& api, cudnnHandle_t handle,
                                           const AttnParams& p, const SdpaVarlen& varlen = {});
 
