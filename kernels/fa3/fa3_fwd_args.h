@@ -15,6 +15,7 @@ struct Fa3FwdArgs {
   CUtensorMap q;  // boxes of 64 columns x kBlockM rows
   CUtensorMap k;  // boxes of 64 columns x kBlockN rows
   CUtensorMap v;
+  int l2_section;  // (batch, head) pairs per L2 section of the tile order (common/tile_order.h)
 };
 
 }  // namespace fa2b

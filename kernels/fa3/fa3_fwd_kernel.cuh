@@ -26,6 +26,7 @@
 
 #include "common/attn_params.h"
 #include "common/mma.cuh"
+#include "common/tile_order.h"
 #include "fa3/fa3_fwd_args.h"
 #include "fa3/fa3_softmax.cuh"
 #include "fa3/fa3_traits.h"
@@ -384,22 +385,20 @@ struct Consumer {
   }
 };
 
-// Query tile t of the grid's order (heaviest first over all (batch, head) pairs: under the
-// causal mask the last tiles see the most keys, so the tail is made of short ones) and the key
-// tiles it visits.
+// Query tile t of the grid's order (common/tile_order.h: L2 sections of (batch, head) pairs,
+// heaviest first within each) and the key tiles it visits.
 template <typename Traits, bool kCausal>
-__device__ __forceinline__ FwdTile tile_at(const AttnParams& p, int t) {
+__device__ __forceinline__ FwdTile tile_at(const Fa3FwdArgs& a, int t) {
   constexpr int kBM = Traits::kBlockM;
   constexpr int kBN = Traits::kBlockN;
+  const AttnParams& p = a.p;
   FwdTile tile;
   const int num_m = (p.T_q + kBM - 1) / kBM;
-  const unsigned num_bh = static_cast<unsigned>(p.B) * static_cast<unsigned>(p.H);
-  const int m_block = num_m - 1 - static_cast<int>(static_cast<unsigned>(t) / num_bh);
-  const int bh = static_cast<int>(static_cast<unsigned>(t) % num_bh);
-  tile.h = bh % p.H;
-  tile.b = bh / p.H;
+  const QueryTilePlace at = l2_section_tile(t, num_m, p.B * p.H, a.l2_section);
+  tile.h = at.bh % p.H;
+  tile.b = at.bh / p.H;
   tile.h_kv = tile.h / (p.H / p.H_kv);
-  tile.m0 = m_block * kBM;
+  tile.m0 = at.m_block * kBM;
   tile.T_q = p.T_q;
   tile.T_k = p.T_k;
   tile.q_row0 = tile.k_row0 = 0;
@@ -450,7 +449,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
   // One CTA per tile: the CTA of an empty tile (past its sequence) leaves at once.
   FwdTile own{};
   if constexpr (!kPersistent) {
-    own = tile_at<Traits, kCausal>(p, first);
+    own = tile_at<Traits, kCausal>(args, first);
     if (own.empty) return;
   }
 
@@ -480,7 +479,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
         for (int wave = 0; wave * step < num_tiles; ++wave) {
           const int t = snake_tile(first, step, wave);
           if (t >= num_tiles) continue;  // the last wave's missing tiles
-          FwdTile tile = tile_at<Traits, kCausal>(p, t);
+          FwdTile tile = tile_at<Traits, kCausal>(args, t);
           if (tile.empty) continue;  // both roles skip it
           tile.kv_base = kv_base;
           tile.q_iter = q_iter++;
@@ -507,7 +506,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
       for (int wave = 0; wave * step < num_tiles; ++wave) {
         const int t = snake_tile(first, step, wave);
         if (t >= num_tiles) continue;
-        FwdTile tile = tile_at<Traits, kCausal>(p, t);
+        FwdTile tile = tile_at<Traits, kCausal>(args, t);
         if (tile.empty) continue;
         tile.kv_base = kv_base;
         tile.q_iter = q_iter++;

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "common/device_props.h"
+#include "common/tile_order.h"
 #include "fa3/fa3_fwd_args.h"
 #include "fa3/fa3_fwd_kernel.cuh"
 #include "fa3/fa3_fwd_launch.h"
@@ -99,6 +100,17 @@ cudaError_t make_fa3_fwd_args(const AttnParams& p, Fa3FwdArgs* a) {
   a->q = cache.maps[0];
   a->k = cache.maps[1];
   a->v = cache.maps[2];
+  // Half of L2 for the K and V of the pairs in flight; Q, O and the other half's lines come
+  // and go beside them. FA2BENCH_FA3_L2_SECTION=N sets the section size instead, for A/B runs
+  // (N >= B * H: one section, the order without L2 sections).
+  static const int forced_section = [] {
+    const char* e = std::getenv("FA2BENCH_FA3_L2_SECTION");
+    return e != nullptr ? static_cast<int>(std::strtol(e, nullptr, 10)) : 0;
+  }();
+  const int num_bh = p.B * p.H;
+  a->l2_section = forced_section > 0 ? std::min(forced_section, num_bh)
+                                     : l2_section_pairs(device_l2_bytes() / 2, num_bh, p.T_k, p.D,
+                                                        static_cast<int>(sizeof(T)), p.H, p.H_kv);
   return cudaSuccess;
 }
 
