@@ -27,13 +27,15 @@ bool with_fa3_tile_at(int index, Fa3TileList<Tiles...>, F&& f) {
 template <int kD>
 struct Fa3DevTiles;
 // clang-format off
-//                                         D    Bn   stages consumers turns  staged epilogue
+//                                         D    Bn   stages consumers turns  staged epilogue, persistent, Q buffers
 template <> struct Fa3DevTiles<64> {
   using List = Fa3TileList<Fa3FwdTile<64,  128, 2,     2>,
                            Fa3FwdTile<64,  128, 3,     3>,
                            Fa3FwdTile<64,  128, 2,     3,        false>,
                            Fa3FwdTile<64,  64,  2,     3>,
-                           Fa3FwdTile<64,  128, 2,     3>>;
+                           Fa3FwdTile<64,  128, 2,     3>,
+                           Fa3FwdTile<64,  128, 2,     3,        true,  true,  true>,
+                           Fa3FwdTile<64,  128, 2,     3,        true,  true,  true,  2>>;
 };
 template <> struct Fa3DevTiles<128> {
   using List = Fa3TileList<Fa3FwdTile<128, 128, 2,     2>,
@@ -43,7 +45,10 @@ template <> struct Fa3DevTiles<128> {
                            Fa3FwdTile<128, 128, 2,     2,        false>,
                            Fa3FwdTile<128, 176, 2,     2,        false>,
                            Fa3FwdTile<128, 128, 2,     2,        true,  true>,
-                           Fa3FwdTile<128, 176, 2,     2,        true,  true>>;
+                           Fa3FwdTile<128, 176, 2,     2,        true,  true>,
+                           Fa3FwdTile<128, 128, 2,     2,        true,  true,  true>,
+                           Fa3FwdTile<128, 128, 2,     2,        true,  true,  true,  2>,
+                           Fa3FwdTile<128, 176, 2,     2,        true,  true,  true>>;
 };
 template <> struct Fa3DevTiles<256> {
   using List = Fa3TileList<Fa3FwdTile<256, 64,  2,     2>,
@@ -51,17 +56,22 @@ template <> struct Fa3DevTiles<256> {
                            Fa3FwdTile<256, 80,  2,     2>,
                            Fa3FwdTile<256, 32,  3,     2>,
                            Fa3FwdTile<256, 64,  2,     2,        true,  true>,
-                           Fa3FwdTile<256, 80,  2,     2,        true,  true>>;
+                           Fa3FwdTile<256, 80,  2,     2,        true,  true>,
+                           Fa3FwdTile<256, 64,  2,     2,        true,  true,  true>,
+                           Fa3FwdTile<256, 32,  2,     2,        true,  true,  true,  2>,
+                           Fa3FwdTile<256, 32,  3,     2,        true,  true,  true,  2>>;
 };
 // clang-format on
 
 // "128x176 s2 c2 turns": query rows x key columns, K/V stages, consumer warpgroups, whether
-// they take turns; " staged" when O leaves through shared memory.
+// they take turns; " staged" when O leaves through shared memory; " persistent q2" for a
+// persistent grid with two Q buffers.
 template <typename Tile>
 std::string fa3_tile_name() {
   return std::to_string(Tile::kBlockM) + "x" + std::to_string(Tile::kBlockN) + " s" +
          std::to_string(Tile::kStages) + " c" + std::to_string(Tile::kConsumers) +
-         (Tile::kTakeTurns ? " turns" : " free") + (Tile::kStagedEpilogue ? " staged" : "");
+         (Tile::kTakeTurns ? " turns" : " free") + (Tile::kStagedEpilogue ? " staged" : "") +
+         (Tile::kPersistent ? " persistent q" + std::to_string(Tile::kQBuffers) : "");
 }
 
 }  // namespace fa2b

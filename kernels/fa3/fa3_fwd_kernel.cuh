@@ -45,7 +45,7 @@ namespace fa3 {
 template <typename Traits>
 struct FwdSmem {
   std::uint32_t base;  // 1024-aligned
-  __device__ std::uint32_t q() const { return base; }
+  __device__ std::uint32_t q(int qb) const { return base + qb * Traits::kQBytes; }
   __device__ std::uint32_t k(int st) const {
     return base + Traits::kKOffset + st * Traits::kKVBytes;
   }
@@ -53,12 +53,14 @@ struct FwdSmem {
     return base + Traits::kVOffset + st * Traits::kKVBytes;
   }
   __device__ std::uint32_t bar(int i) const { return base + Traits::kBarOffset + 8 * i; }
-  __device__ std::uint32_t q_full() const { return bar(0); }
-  __device__ std::uint32_t k_full(int st) const { return bar(1 + st); }
-  __device__ std::uint32_t k_empty(int st) const { return bar(1 + Traits::kStages + st); }
-  __device__ std::uint32_t v_full(int st) const { return bar(1 + 2 * Traits::kStages + st); }
-  __device__ std::uint32_t v_empty(int st) const { return bar(1 + 3 * Traits::kStages + st); }
-  __device__ std::uint32_t q_empty() const { return bar(1 + 4 * Traits::kStages); }
+  static constexpr int kQB = Traits::kQBuffers;
+  static constexpr int kSt = Traits::kStages;
+  __device__ std::uint32_t q_full(int qb) const { return bar(qb); }
+  __device__ std::uint32_t k_full(int st) const { return bar(kQB + st); }
+  __device__ std::uint32_t k_empty(int st) const { return bar(kQB + kSt + st); }
+  __device__ std::uint32_t v_full(int st) const { return bar(kQB + 2 * kSt + st); }
+  __device__ std::uint32_t v_empty(int st) const { return bar(kQB + 3 * kSt + st); }
+  __device__ std::uint32_t q_empty(int qb) const { return bar(kQB + 4 * kSt + qb); }
 };
 
 // Where the CTA's tile sits and which key tiles it visits. T_q and T_k are the tile's own
@@ -85,6 +87,16 @@ template <typename Traits>
 __device__ __forceinline__ std::uint32_t phase_of(int i) {
   return static_cast<std::uint32_t>(i / Traits::kStages) & 1u;
 }
+// Likewise the CTA's q_iter-th tile uses Q buffer q_iter % kQBuffers in phase
+// (q_iter / kQBuffers) % 2.
+template <typename Traits>
+__device__ __forceinline__ int q_buffer_of(int q_iter) {
+  return q_iter % Traits::kQBuffers;
+}
+template <typename Traits>
+__device__ __forceinline__ std::uint32_t q_phase_of(int q_iter) {
+  return static_cast<std::uint32_t>(q_iter / Traits::kQBuffers) & 1u;
+}
 
 // The producer's one thread: Q, then K and V of every visited tile as stages free up.
 template <typename Traits>
@@ -106,12 +118,14 @@ __device__ __forceinline__ void produce(const Fa3FwdArgs& a, const FwdSmem<Trait
       sm90::tma_load_4d(dst + c * rows * 128, map, full, 64 * c, row0, head, batch);
     }
   };
-  // Q once the consumers are done with the last tile's (its S products and the epilogue that
-  // stages O in its place); the first K and V tiles go before it, as their stages free earlier.
+  // Q once the consumers are done with the buffer's last tile (its S products and the epilogue
+  // that stages O in its place); the first K and V tiles go before it, as their stages free
+  // earlier.
   auto load_q = [&] {
-    if (tile.q_iter > 0)
-      sm90::mbar_wait(sm.q_empty(), static_cast<std::uint32_t>(tile.q_iter - 1) & 1u);
-    load_tile(sm.q(), &a.q, sm.q_full(), kBM, Traits::kQBytes, tile.q_row0 + tile.m0, tile.h,
+    const int qb = q_buffer_of<Traits>(tile.q_iter);
+    if (tile.q_iter >= Traits::kQBuffers)
+      sm90::mbar_wait(sm.q_empty(qb), q_phase_of<Traits>(tile.q_iter) ^ 1u);
+    load_tile(sm.q(qb), &a.q, sm.q_full(qb), kBM, Traits::kQBytes, tile.q_row0 + tile.m0, tile.h,
               tile.map_b);
   };
   const int last = tile.n_blocks - 1;
@@ -141,11 +155,12 @@ struct Consumer {
 
   const AttnParams& p;
   const FwdSmem<Traits>& sm;
-  const FwdTile tile;  // by value: a reference would keep it in local memory
-  int cwg;             // consumer warpgroup index: rows [64 cwg, 64 cwg + 64) of the tile
-  int row_base;        // this thread's first row within the tile
-  int col_lane;        // this thread's first column within a key tile
-  bool arrives;        // lane 0 of its warp: frees stages for the warp
+  const FwdTile tile;    // by value: a reference would keep it in local memory
+  int cwg;               // consumer warpgroup index: rows [64 cwg, 64 cwg + 64) of the tile
+  int row_base;          // this thread's first row within the tile
+  int col_lane;          // this thread's first column within a key tile
+  std::uint32_t q_tile;  // the tile's Q buffer (shared memory)
+  bool arrives;          // lane 0 of its warp: frees stages for the warp
   float scale_log2;
 
   float acc_o[kOAcc];
@@ -170,7 +185,7 @@ struct Consumer {
     const std::uint32_t k_tile = sm.k(stage_of<Traits>(tile.kv_base + i));
 #pragma unroll
     for (int ks = 0; ks < kD / 16; ++ks) {
-      sm90::wgmma_ss<T, kBN, 0, 0>(s, sm90::kmajor_desc<Traits::kBlockM>(sm.q(), cwg * 64, ks),
+      sm90::wgmma_ss<T, kBN, 0, 0>(s, sm90::kmajor_desc<Traits::kBlockM>(q_tile, cwg * 64, ks),
                                    sm90::kmajor_desc<kBN>(k_tile, 0, ks), ks > 0 ? 1 : 0);
     }
     sm90::wgmma_commit();
@@ -261,7 +276,9 @@ struct Consumer {
     for (int e = 0; e < kOAcc; ++e) acc_o[e] = 0.f;
     corr[0] = corr[1] = 1.f;
     // Q of every tile lands, an empty one's too: the staged epilogue writes O where Q was.
-    sm90::mbar_wait(sm.q_full(), static_cast<std::uint32_t>(tile.q_iter) & 1u);
+    const int qb = q_buffer_of<Traits>(tile.q_iter);
+    q_tile = sm.q(qb);
+    sm90::mbar_wait(sm.q_full(qb), q_phase_of<Traits>(tile.q_iter));
     if (tile.n_blocks > 0) {
       // The first consumer takes the first turn.
       if (is_last_consumer()) pass_turn();
@@ -285,7 +302,7 @@ struct Consumer {
     // Q's buffer (and the O staged in it) is no longer read by this warp: the next tile's Q
     // may land.
     __syncwarp();
-    if (arrives) sm90::mbar_arrive(sm.q_empty());
+    if (arrives) sm90::mbar_arrive(sm.q_empty(qb));
   }
 
   // Normalise, write O and the log-sum-exp.
@@ -356,7 +373,7 @@ struct Consumer {
       const int row = row_base + 8 * r;
 #pragma unroll
       for (int j = 0; j < kOAcc / 4; ++j) {
-        const std::uint32_t addr = sm.q() + sm90::sw128_offset<kBM>(row, j) + 2 * col_lane;
+        const std::uint32_t addr = q_tile + sm90::sw128_offset<kBM>(row, j) + 2 * col_lane;
         const std::uint32_t v =
             pack2<T>(acc_o[4 * j + 2 * r] * inv[r], acc_o[4 * j + 2 * r + 1] * inv[r]);
         asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
@@ -372,7 +389,7 @@ struct Consumer {
         uint4 v;
         asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
                      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                     : "r"(sm.q() + sm90::sw128_offset<kBM>(row, c))
+                     : "r"(q_tile + sm90::sw128_offset<kBM>(row, c))
                      : "memory");
         *reinterpret_cast<uint4*>(o + static_cast<std::int64_t>(tile.m0 + row) * p.o_row_stride +
                                   c * 8) = v;
@@ -456,8 +473,11 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
   const int tid = static_cast<int>(threadIdx.x);
   if (tid == 0) {
     constexpr std::uint32_t kConsumerWarps = 4 * Traits::kConsumers;
-    sm90::mbar_init(sm.q_full(), 1);
-    sm90::mbar_init(sm.q_empty(), kConsumerWarps);
+#pragma unroll
+    for (int qb = 0; qb < Traits::kQBuffers; ++qb) {
+      sm90::mbar_init(sm.q_full(qb), 1);
+      sm90::mbar_init(sm.q_empty(qb), kConsumerWarps);
+    }
 #pragma unroll
     for (int st = 0; st < Traits::kStages; ++st) {
       sm90::mbar_init(sm.k_full(st), 1);

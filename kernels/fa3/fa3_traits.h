@@ -23,14 +23,17 @@ constexpr bool fa3_head_dim_supported(int d) {
 // 16-byte chunks of consecutive columns, instead of 4-byte stores straight from registers.
 // kPersistent: at most one CTA per multiprocessor, each walking query tiles with its barriers
 // and stages carried from one to the next (fa3_fwd_kernel.cuh); else one CTA per tile.
+// kQBuffers (persistent CTAs): with two, the next tile's Q lands while this tile's consumers
+// still compute and stage their O in the other buffer; with one, it waits for their epilogue.
 template <int kD, int kBN, int kStages_, int kConsumers_, bool kTakeTurns_ = true,
-          bool kStagedEpilogue_ = false, bool kPersistent_ = false>
+          bool kStagedEpilogue_ = false, bool kPersistent_ = false, int kQBuffers_ = 1>
 struct Fa3FwdTile {
   static constexpr int kHeadDim = kD;
   static constexpr int kConsumers = kConsumers_;
   static constexpr bool kTakeTurns = kTakeTurns_;
   static constexpr bool kStagedEpilogue = kStagedEpilogue_;
   static constexpr bool kPersistent = kPersistent_;
+  static constexpr int kQBuffers = kQBuffers_;
   static constexpr int kBlockM = 64 * kConsumers;
   static constexpr int kBlockN = kBN;
   static constexpr int kStages = kStages_;
@@ -41,14 +44,17 @@ struct Fa3FwdTile {
   static constexpr int kConsumerRegs = kConsumers == 2 ? 240 : 160;
   static constexpr int kQBytes = kBlockM * kD * 2;
   static constexpr int kKVBytes = kBN * kD * 2;  // one K or V tile
-  // Byte offsets from the 1024-aligned base (the swizzle atom): Q, K stages, V stages, then
-  // the barriers (Q full; per stage K full, K empty, V full, V empty; Q empty).
-  static constexpr int kKOffset = kQBytes;
+  // Byte offsets from the 1024-aligned base (the swizzle atom): the Q buffers, K stages, V
+  // stages, then the barriers (per Q buffer Q full; per stage K full, K empty, V full, V empty;
+  // per Q buffer Q empty).
+  static constexpr int kKOffset = kQBuffers * kQBytes;
   static constexpr int kVOffset = kKOffset + kStages * kKVBytes;
   static constexpr int kBarOffset = kVOffset + kStages * kKVBytes;
-  static constexpr int kBarriers = 2 + 4 * kStages;  // + Q empty (persistent CTAs)
+  static constexpr int kBarriers = 2 * kQBuffers + 4 * kStages;
   static constexpr int kSmemBytes = kBarOffset + 8 * kBarriers + 1024;  // + alignment slack
   static_assert(kBN % 16 == 0 && kD % 64 == 0, "wgmma tile shape");
+  static_assert(kQBuffers == 1 || (kQBuffers == 2 && kPersistent),
+                "a second Q buffer serves a persistent CTA's next tile");
   static_assert(kSmemBytes <= 227 * 1024, "shared memory of one sm_90 block");
   static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * kConsumers <= 65536, "register file");
 };
@@ -68,10 +74,11 @@ constexpr int kFa3ShortKeys = 2048;
 template <int kD, bool kCausal, bool kShortKeys>
 struct Fa3FwdChoice;
 // clang-format off
-//                                                  D    Bn   stages consumers turns staged epilogue, persistent
-template <bool kC, bool kS> struct Fa3FwdChoice<64, kC, kS>      { using Tile = Fa3FwdTile<64,  128, 2, 3, true, true, true>; };
-template <bool kS>          struct Fa3FwdChoice<128, false, kS>  { using Tile = Fa3FwdTile<128, 176, 2, 2, true, true>; };
-template <bool kS>          struct Fa3FwdChoice<128, true, kS>   { using Tile = Fa3FwdTile<128, 128, 2, 2, true, true, kS>; };
+//                                                  D    Bn   stages consumers turns staged epilogue, persistent, Q buffers
+template <bool kC, bool kS> struct Fa3FwdChoice<64, kC, kS>      { using Tile = Fa3FwdTile<64,  128, 2, 3, true, true, true, 2>; };
+template <>                 struct Fa3FwdChoice<128, false, true>  { using Tile = Fa3FwdTile<128, 128, 2, 2, true, true, true, 2>; };
+template <>                 struct Fa3FwdChoice<128, false, false> { using Tile = Fa3FwdTile<128, 176, 2, 2, true, true>; };
+template <bool kS>          struct Fa3FwdChoice<128, true, kS>   { using Tile = Fa3FwdTile<128, 128, 2, 2, true, true, kS, kS ? 2 : 1>; };
 template <bool kC>          struct Fa3FwdChoice<256, kC, true>   { using Tile = Fa3FwdTile<256, 64,  2, 2, true, true>; };
 template <bool kC>          struct Fa3FwdChoice<256, kC, false>  { using Tile = Fa3FwdTile<256, 80,  2, 2>; };
 // clang-format on

@@ -51,6 +51,8 @@ INSTANTIATE_TEST_SUITE_P(AllDims, Fa3DevVariants, ::testing::ValuesIn(Fa3HeadDim
 TEST(Fa3DevVariantNames, FromTheTiles) {
   EXPECT_EQ((fa3_tile_name<Fa3FwdTile<128, 176, 2, 2>>()), "128x176 s2 c2 turns");
   EXPECT_EQ((fa3_tile_name<Fa3FwdTile<64, 128, 3, 3, false>>()), "192x128 s3 c3 free");
+  EXPECT_EQ((fa3_tile_name<Fa3FwdTile<128, 128, 2, 2, true, true, true, 2>>()),
+            "128x128 s2 c2 turns staged persistent q2");
   EXPECT_EQ(fa3_fwd_dev_variant_name(128, 0), "shipped");
   EXPECT_EQ(fa3_fwd_dev_variant_name(128, -1), "");
   EXPECT_EQ(fa3_fwd_dev_variant_name(96, 1), "");
