@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "common/attn_mask.h"
+#include "common/smem_opt_in.h"
 #include "fa2/fa2_bwd_kernel.cuh"
 #include "fa2/fa2_bwd_launch.h"
 #include "fa2/fa2_bwd_passes.cuh"
@@ -21,9 +22,8 @@ template <typename Traits, typename T, bool kMasked>
 cudaError_t launch_fa2_bwd_main(const AttnBwdParams& p, float* dq_accum, const float* d_sum,
                                 cudaStream_t stream) {
   auto kernel = &fa2::fa2_bwd_kernel<Traits, T, kMasked>;
-  // Above 48 KB of dynamic shared memory needs an opt-in; once per instantiation is enough.
-  static const cudaError_t attr_err =
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
+  const cudaError_t attr_err =
+      opt_in_dynamic_smem(reinterpret_cast<const void*>(kernel), Traits::kSmemBytes);
   if (attr_err != cudaSuccess) return attr_err;
   const dim3 grid(static_cast<unsigned>((p.fwd.T_k + Traits::kBlockN - 1) / Traits::kBlockN),
                   static_cast<unsigned>(p.fwd.H_kv), static_cast<unsigned>(p.fwd.B));

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "common/attn_mask.h"
+#include "common/smem_opt_in.h"
 #include "common/varlen.h"
 #include "fa2/fa2_fwd_kernel.cuh"
 #include "fa2/fa2_fwd_launch.h"
@@ -23,9 +24,8 @@ namespace fa2b {
 template <typename Traits, typename T, bool kMasked, bool kPadD = false, bool kVarlen = false>
 cudaError_t launch_fa2_fwd(const AttnParams& p, cudaStream_t stream, Fa2Order order) {
   auto kernel = &fa2::fa2_fwd_kernel<Traits, T, kMasked, false, false, kPadD, kVarlen>;
-  // Above 48 KB of dynamic shared memory needs an opt-in; once per instantiation is enough.
-  static const cudaError_t attr_err =
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
+  const cudaError_t attr_err =
+      opt_in_dynamic_smem(reinterpret_cast<const void*>(kernel), Traits::kSmemBytes);
   if (attr_err != cudaSuccess) return attr_err;
   const unsigned num_m = static_cast<unsigned>((p.T_q + Traits::kBlockM - 1) / Traits::kBlockM);
   const dim3 grid(num_m * static_cast<unsigned>(p.B) * static_cast<unsigned>(p.H));
@@ -41,8 +41,8 @@ template <typename Traits, typename T, bool kMasked, bool kSplit, bool kPacked>
 cudaError_t launch_fa2_fwd_decode(const AttnParams& p, const Fa2SplitKv& split,
                                   cudaStream_t stream) {
   auto kernel = &fa2::fa2_fwd_kernel<Traits, T, kMasked, kSplit, kPacked>;
-  static const cudaError_t attr_err =
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
+  const cudaError_t attr_err =
+      opt_in_dynamic_smem(reinterpret_cast<const void*>(kernel), Traits::kSmemBytes);
   if (attr_err != cudaSuccess) return attr_err;
   const long long rows = kPacked ? static_cast<long long>(p.H / p.H_kv) * p.T_q : p.T_q;
   if (kPacked && rows > Traits::kBlockM) return cudaErrorInvalidConfiguration;

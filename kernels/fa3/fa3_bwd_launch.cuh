@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/smem_opt_in.h"
 #include "fa2/fa2_bwd_passes.cuh"
 #include "fa3/fa3_bwd_kernel.cuh"
 #include "fa3/fa3_bwd_launch.h"
@@ -42,8 +43,8 @@ template <typename Traits, typename T, bool kCausal>
 cudaError_t launch_fa3_bwd_main(const AttnBwdParams& p, float* dq_accum, const float* d_sum,
                                 cudaStream_t stream) {
   auto kernel = &fa3::fa3_bwd_kernel<Traits, T, kCausal>;
-  static const cudaError_t attr_err =
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
+  const cudaError_t attr_err =
+      opt_in_dynamic_smem(reinterpret_cast<const void*>(kernel), Traits::kSmemBytes);
   if (attr_err != cudaSuccess) return attr_err;
   Fa3BwdArgs args;
   const cudaError_t map_err = make_fa3_bwd_args<Traits>(p, dq_accum, d_sum, &args);

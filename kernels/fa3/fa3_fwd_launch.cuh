@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "common/device_props.h"
+#include "common/smem_opt_in.h"
 #include "common/tile_order.h"
 #include "fa3/fa3_fwd_args.h"
 #include "fa3/fa3_fwd_kernel.cuh"
@@ -127,9 +128,8 @@ inline int fa3_persistent_override() {
 template <typename Traits, typename T, bool kCausal, bool kPersistent>
 cudaError_t launch_fa3_fwd_as(const AttnParams& p, cudaStream_t stream) {
   auto kernel = &fa3::fa3_fwd_kernel<Traits, T, kCausal, kPersistent>;
-  // Above 48 KB of dynamic shared memory needs an opt-in; once per instantiation is enough.
-  static const cudaError_t attr_err =
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
+  const cudaError_t attr_err =
+      opt_in_dynamic_smem(reinterpret_cast<const void*>(kernel), Traits::kSmemBytes);
   if (attr_err != cudaSuccess) return attr_err;
   Fa3FwdArgs args;
   const cudaError_t map_err = make_fa3_fwd_args<Traits, T>(p, &args);

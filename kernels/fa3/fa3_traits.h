@@ -60,15 +60,13 @@ struct Fa3FwdTile {
 };
 
 // The shipped tile per head dim, mask and key length, from `fa2bench tune --backend fa3` on
-// perf_fwd (results/h200/tune_fa3_*; numbers in results/NOTES.md "fa3 v7"). The staged epilogue
-// wins wherever the epilogue is a visible share (short sequences, D = 128); D = 64 runs three
-// consumers to keep the tensor cores fed through its short GEMMs; non-causal D = 128 takes
-// 176-key tiles (fewer softmax rounds per key; a causal CTA would mask more of them); D = 256
-// takes 80-key tiles on long sequences and 64-key staged tiles up to kFa3ShortKeys keys. The
-// persistent launch pays where a tile's prologue and epilogue are a large share of it (D = 64)
-// and under the causal mask at D = 128 up to kFa3ShortKeys keys; it loses 2-3% on the
-// non-causal D = 128 and D = 256 tiles, and at D = 128 causal on long keys it was +5% in one
-// call and -2% in the next (results/NOTES.md, session 17).
+// perf_fwd (results/NOTES.md "fa3 v7" and session 18). The staged epilogue wins wherever the
+// epilogue is a visible share (every short-key tile); D = 64 runs three consumers to keep the
+// tensor cores fed through its short GEMMs; non-causal D = 128 takes 176-key tiles on long
+// keys (fewer softmax rounds per key; a causal CTA would mask more of them); D = 256 takes
+// 80-key tiles. Persistent CTAs with two Q buffers pay where a tile's prologue and epilogue
+// weigh most: D = 64 (short GEMMs) at every length, D = 128 up to kFa3ShortKeys keys; D = 128 on
+// long keys and D = 256 run one CTA per tile.
 constexpr int kFa3ShortKeys = 2048;
 
 template <int kD, bool kCausal, bool kShortKeys>
@@ -79,7 +77,7 @@ template <bool kC, bool kS> struct Fa3FwdChoice<64, kC, kS>      { using Tile = 
 template <>                 struct Fa3FwdChoice<128, false, true>  { using Tile = Fa3FwdTile<128, 128, 2, 2, true, true, true, 2>; };
 template <>                 struct Fa3FwdChoice<128, false, false> { using Tile = Fa3FwdTile<128, 176, 2, 2, true, true>; };
 template <bool kS>          struct Fa3FwdChoice<128, true, kS>   { using Tile = Fa3FwdTile<128, 128, 2, 2, true, true, kS, kS ? 2 : 1>; };
-template <bool kC>          struct Fa3FwdChoice<256, kC, true>   { using Tile = Fa3FwdTile<256, 64,  2, 2, true, true>; };
+template <bool kC>          struct Fa3FwdChoice<256, kC, true>   { using Tile = Fa3FwdTile<256, 80,  2, 2, true, true>; };
 template <bool kC>          struct Fa3FwdChoice<256, kC, false>  { using Tile = Fa3FwdTile<256, 80,  2, 2>; };
 // clang-format on
 

@@ -5,6 +5,7 @@
 // variants exist only in builds with -DFA2BENCH_DEV_KERNELS=ON: elsewhere the sweep skips.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 
 #include "fa3/fa3_dev_tiles.h"
@@ -37,6 +38,34 @@ TEST_P(Fa3DevVariants, AllLengthsBothMasks) {
     SCOPED_TRACE("variant " + std::to_string(v) + ": " + fa3_fwd_dev_variant_name(D, v));
     g_variant = v;
     for (DType dt : {DType::fp16, DType::bf16}) fwd_check::odd_length_sweep(kFa3Variant, dt, D);
+  }
+}
+
+// The shipped dispatch, every variant, then the shipped dispatch again, in one process. A tile
+// that is both shipped and a candidate is one kernel template instantiated in two units (the
+// shipped and the tuning unit), each with its own device module, and each needs its own
+// shared-memory opt-in (common/smem_opt_in.h): with one opt-in shared by both units' launch
+// code, whichever unit launched second failed (cudaErrorInvalidValue).
+TEST_P(Fa3DevVariants, ShippedAndVariantsInOneProcess) {
+  const int D = GetParam();
+  const int count = fa3_fwd_dev_variant_count(D);
+  if (count == 0) GTEST_SKIP() << "this build has no fa3 tuning variants (FA2BENCH_DEV_KERNELS)";
+  const fwd_check::FwdKernel shipped{fa3_fwd_supported, fa3_fwd};
+  for (std::int64_t T : {1000, 4097}) {  // short and long keys: both tile tables
+    for (bool causal : {false, true}) {
+      fwd_check::Shape s;
+      s.dtype = DType::bf16;
+      s.D = D;
+      s.causal = causal;
+      s.T_q = s.T_k = T;
+      fwd_check::run_and_check(shipped, s);
+      for (int v = 1; v < count; ++v) {
+        SCOPED_TRACE("variant " + std::to_string(v) + ": " + fa3_fwd_dev_variant_name(D, v));
+        g_variant = v;
+        fwd_check::run_and_check(kFa3Variant, s);
+      }
+      fwd_check::run_and_check(shipped, s);
+    }
   }
 }
 
