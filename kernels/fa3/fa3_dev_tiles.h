@@ -35,7 +35,9 @@ template <> struct Fa3DevTiles<64> {
                            Fa3FwdTile<64,  64,  2,     3>,
                            Fa3FwdTile<64,  128, 2,     3>,
                            Fa3FwdTile<64,  128, 2,     3,        true,  true,  true>,
-                           Fa3FwdTile<64,  128, 2,     3,        true,  true,  true,  2>>;
+                           Fa3FwdTile<64,  128, 2,     3,        true,  true,  true,  2>,
+                           Fa3FwdTile<64,  128, 2,     2,        true,  true,  true,  2>,
+                           Fa3FwdTile<64,  64,  2,     3,        true,  true,  true,  2>>;
 };
 template <> struct Fa3DevTiles<128> {
   using List = Fa3TileList<Fa3FwdTile<128, 128, 2,     2>,
@@ -48,7 +50,9 @@ template <> struct Fa3DevTiles<128> {
                            Fa3FwdTile<128, 176, 2,     2,        true,  true>,
                            Fa3FwdTile<128, 128, 2,     2,        true,  true,  true>,
                            Fa3FwdTile<128, 128, 2,     2,        true,  true,  true,  2>,
-                           Fa3FwdTile<128, 176, 2,     2,        true,  true,  true>>;
+                           Fa3FwdTile<128, 176, 2,     2,        true,  true,  true>,
+                           Fa3FwdTile<128, 64,  2,     2,        true,  true,  true,  2>,
+                           Fa3FwdTile<128, 64,  3,     2,        true,  true,  true,  2>>;
 };
 template <> struct Fa3DevTiles<256> {
   using List = Fa3TileList<Fa3FwdTile<256, 64,  2,     2>,
