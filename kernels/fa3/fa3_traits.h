@@ -62,8 +62,7 @@ struct Fa3FwdTile {
 // The shipped tile per head dim, mask and key length, from `fa2bench tune --backend fa3` on
 // perf_fwd (results/NOTES.md "fa3 v7" and session 18). The staged epilogue wins wherever the
 // epilogue is a visible share (every short-key tile); D = 64 runs three consumers to keep the
-// tensor cores fed through its short GEMMs (two under the causal mask on short keys, where
-// 192-row tiles leave a third of the last one empty at T = 512); non-causal D = 128 takes 176-key
+// tensor cores fed through its short GEMMs; non-causal D = 128 takes 176-key
 // tiles on long keys (fewer softmax rounds per key; a causal CTA would mask more of them); D = 256
 // takes 80-key tiles. Persistent CTAs with two Q buffers pay where a tile's prologue and epilogue
 // weigh most: D = 64 (short GEMMs) at every length, D = 128 up to kFa3ShortKeys keys; D = 128 on
@@ -75,7 +74,6 @@ struct Fa3FwdChoice;
 // clang-format off
 //                                                  D    Bn   stages consumers turns staged epilogue, persistent, Q buffers
 template <bool kC, bool kS> struct Fa3FwdChoice<64, kC, kS>      { using Tile = Fa3FwdTile<64,  128, 2, 3, true, true, true, 2>; };
-template <>                 struct Fa3FwdChoice<64, true, true>  { using Tile = Fa3FwdTile<64,  128, 2, 2, true, true, true, 2>; };
 template <>                 struct Fa3FwdChoice<128, false, true>  { using Tile = Fa3FwdTile<128, 128, 2, 2, true, true, true, 2>; };
 template <>                 struct Fa3FwdChoice<128, false, false> { using Tile = Fa3FwdTile<128, 176, 2, 2, true, true>; };
 template <bool kS>          struct Fa3FwdChoice<128, true, kS>   { using Tile = Fa3FwdTile<128, 128, 2, 2, true, true, kS, kS ? 2 : 1>; };
