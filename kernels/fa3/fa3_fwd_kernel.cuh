@@ -78,24 +78,24 @@ struct FwdTile {
   int q_iter = 0;
 };
 
-// The i-th key tile of the walk uses stage i % kStages in phase (i / kStages) % 2.
+// The i-th use of a ring of kSlots buffers (K/V stages, Q buffers), each with a full and an
+// empty barrier, takes slot i % kSlots in barrier phase (i / kSlots) % 2.
+template <int kSlots>
+__device__ __forceinline__ int ring_slot(int i) {
+  return i % kSlots;
+}
+template <int kSlots>
+__device__ __forceinline__ std::uint32_t ring_phase(int i) {
+  return static_cast<std::uint32_t>(i / kSlots) & 1u;
+}
+// The i-th key tile of the walk, and the CTA's q_iter-th tile's Q.
 template <typename Traits>
 __device__ __forceinline__ int stage_of(int i) {
-  return i % Traits::kStages;
+  return ring_slot<Traits::kStages>(i);
 }
 template <typename Traits>
 __device__ __forceinline__ std::uint32_t phase_of(int i) {
-  return static_cast<std::uint32_t>(i / Traits::kStages) & 1u;
-}
-// Likewise the CTA's q_iter-th tile uses Q buffer q_iter % kQBuffers in phase
-// (q_iter / kQBuffers) % 2.
-template <typename Traits>
-__device__ __forceinline__ int q_buffer_of(int q_iter) {
-  return q_iter % Traits::kQBuffers;
-}
-template <typename Traits>
-__device__ __forceinline__ std::uint32_t q_phase_of(int q_iter) {
-  return static_cast<std::uint32_t>(q_iter / Traits::kQBuffers) & 1u;
+  return ring_phase<Traits::kStages>(i);
 }
 
 // The producer's one thread: Q, then K and V of every visited tile as stages free up.
@@ -122,9 +122,9 @@ __device__ __forceinline__ void produce(const Fa3FwdArgs& a, const FwdSmem<Trait
   // that stages O in its place); the first K and V tiles go before it, as their stages free
   // earlier.
   auto load_q = [&] {
-    const int qb = q_buffer_of<Traits>(tile.q_iter);
+    const int qb = ring_slot<Traits::kQBuffers>(tile.q_iter);
     if (tile.q_iter >= Traits::kQBuffers)
-      sm90::mbar_wait(sm.q_empty(qb), q_phase_of<Traits>(tile.q_iter) ^ 1u);
+      sm90::mbar_wait(sm.q_empty(qb), ring_phase<Traits::kQBuffers>(tile.q_iter) ^ 1u);
     load_tile(sm.q(qb), &a.q, sm.q_full(qb), kBM, Traits::kQBytes, tile.q_row0 + tile.m0, tile.h,
               tile.map_b);
   };
@@ -276,9 +276,9 @@ struct Consumer {
     for (int e = 0; e < kOAcc; ++e) acc_o[e] = 0.f;
     corr[0] = corr[1] = 1.f;
     // Q of every tile lands, an empty one's too: the staged epilogue writes O where Q was.
-    const int qb = q_buffer_of<Traits>(tile.q_iter);
+    const int qb = ring_slot<Traits::kQBuffers>(tile.q_iter);
     q_tile = sm.q(qb);
-    sm90::mbar_wait(sm.q_full(qb), q_phase_of<Traits>(tile.q_iter));
+    sm90::mbar_wait(sm.q_full(qb), ring_phase<Traits::kQBuffers>(tile.q_iter));
     if (tile.n_blocks > 0) {
       // The first consumer takes the first turn.
       if (is_last_consumer()) pass_turn();
