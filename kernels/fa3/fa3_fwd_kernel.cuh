@@ -299,8 +299,8 @@ struct Consumer {
       finish();
     }
     write_output();
-    // Q's buffer (and the O staged in it) is no longer read by this warp: the next tile's Q
-    // may land.
+    // Q's buffer (and the O staged in it) is no longer read by this warp: the Q of the
+    // buffer's next tile may land.
     __syncwarp();
     if (arrives) sm90::mbar_arrive(sm.q_empty(qb));
   }
