@@ -52,7 +52,8 @@ template <> struct Fa3DevTiles<128> {
                            Fa3FwdTile<128, 128, 2,     2,        true,  true,  true,  2>,
                            Fa3FwdTile<128, 176, 2,     2,        true,  true,  true>,
                            Fa3FwdTile<128, 64,  2,     2,        true,  true,  true,  2>,
-                           Fa3FwdTile<128, 64,  3,     2,        true,  true,  true,  2>>;
+                           Fa3FwdTile<128, 64,  3,     2,        true,  true,  true,  2>,
+                           Fa3FwdTile<128, 128, 3,     2,        true,  true,  true>>;
 };
 template <> struct Fa3DevTiles<256> {
   using List = Fa3TileList<Fa3FwdTile<256, 64,  2,     2>,
