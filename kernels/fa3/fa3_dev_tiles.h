@@ -27,7 +27,7 @@ bool with_fa3_tile_at(int index, Fa3TileList<Tiles...>, F&& f) {
 template <int kD>
 struct Fa3DevTiles;
 // clang-format off
-//                                         D    Bn   stages consumers turns  staged epilogue, persistent, Q buffers
+//                                         D    Bn   stages consumers turns  staged epilogue, persistent, Q buffers, TMA store
 template <> struct Fa3DevTiles<64> {
   using List = Fa3TileList<Fa3FwdTile<64,  128, 2,     2>,
                            Fa3FwdTile<64,  128, 3,     3>,
@@ -37,7 +37,8 @@ template <> struct Fa3DevTiles<64> {
                            Fa3FwdTile<64,  128, 2,     3,        true,  true,  true>,
                            Fa3FwdTile<64,  128, 2,     3,        true,  true,  true,  2>,
                            Fa3FwdTile<64,  128, 2,     2,        true,  true,  true,  2>,
-                           Fa3FwdTile<64,  64,  2,     3,        true,  true,  true,  2>>;
+                           Fa3FwdTile<64,  64,  2,     3,        true,  true,  true,  2>,
+                           Fa3FwdTile<64,  128, 2,     3,        true,  true,  true,  2, true>>;
 };
 template <> struct Fa3DevTiles<128> {
   using List = Fa3TileList<Fa3FwdTile<128, 128, 2,     2>,
@@ -53,7 +54,9 @@ template <> struct Fa3DevTiles<128> {
                            Fa3FwdTile<128, 176, 2,     2,        true,  true,  true>,
                            Fa3FwdTile<128, 64,  2,     2,        true,  true,  true,  2>,
                            Fa3FwdTile<128, 64,  3,     2,        true,  true,  true,  2>,
-                           Fa3FwdTile<128, 128, 3,     2,        true,  true,  true>>;
+                           Fa3FwdTile<128, 128, 3,     2,        true,  true,  true>,
+                           Fa3FwdTile<128, 128, 2,     2,        true,  true,  true,  2, true>,
+                           Fa3FwdTile<128, 176, 2,     2,        true,  true,  false, 1, true>>;
 };
 template <> struct Fa3DevTiles<256> {
   using List = Fa3TileList<Fa3FwdTile<256, 64,  2,     2>,
@@ -64,19 +67,21 @@ template <> struct Fa3DevTiles<256> {
                            Fa3FwdTile<256, 80,  2,     2,        true,  true>,
                            Fa3FwdTile<256, 64,  2,     2,        true,  true,  true>,
                            Fa3FwdTile<256, 32,  2,     2,        true,  true,  true,  2>,
-                           Fa3FwdTile<256, 32,  3,     2,        true,  true,  true,  2>>;
+                           Fa3FwdTile<256, 32,  3,     2,        true,  true,  true,  2>,
+                           Fa3FwdTile<256, 80,  2,     2,        true,  true,  false, 1, true>>;
 };
 // clang-format on
 
 // "128x176 s2 c2 turns": query rows x key columns, K/V stages, consumer warpgroups, whether
 // they take turns; " staged" when O leaves through shared memory; " persistent q2" for a
-// persistent grid with two Q buffers.
+// persistent grid with two Q buffers; " tma-store" when the copy engine stores the staged O.
 template <typename Tile>
 std::string fa3_tile_name() {
   return std::to_string(Tile::kBlockM) + "x" + std::to_string(Tile::kBlockN) + " s" +
          std::to_string(Tile::kStages) + " c" + std::to_string(Tile::kConsumers) +
          (Tile::kTakeTurns ? " turns" : " free") + (Tile::kStagedEpilogue ? " staged" : "") +
-         (Tile::kPersistent ? " persistent q" + std::to_string(Tile::kQBuffers) : "");
+         (Tile::kPersistent ? " persistent q" + std::to_string(Tile::kQBuffers) : "") +
+         (Tile::kTmaStore ? " tma-store" : "");
 }
 
 }  // namespace fa2b

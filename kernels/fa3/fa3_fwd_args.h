@@ -16,6 +16,7 @@ struct Fa3FwdArgs {
   CUtensorMap k;  // boxes of 64 columns x kBlockN rows
   CUtensorMap v;
   int l2_section;  // (batch, head) pairs per L2 section of the tile order (common/tile_order.h)
+  CUtensorMap o;   // boxes of 64 columns x 64 rows (one consumer's): tiles with kTmaStore only
 };
 
 }  // namespace fa2b

@@ -155,12 +155,13 @@ struct Consumer {
 
   const AttnParams& p;
   const FwdSmem<Traits>& sm;
-  const FwdTile tile;    // by value: a reference would keep it in local memory
-  int cwg;               // consumer warpgroup index: rows [64 cwg, 64 cwg + 64) of the tile
-  int row_base;          // this thread's first row within the tile
-  int col_lane;          // this thread's first column within a key tile
-  std::uint32_t q_tile;  // the tile's Q buffer (shared memory)
-  bool arrives;          // lane 0 of its warp: frees stages for the warp
+  const FwdTile tile;        // by value: a reference would keep it in local memory
+  int cwg;                   // consumer warpgroup index: rows [64 cwg, 64 cwg + 64) of the tile
+  int row_base;              // this thread's first row within the tile
+  int col_lane;              // this thread's first column within a key tile
+  std::uint32_t q_tile;      // the tile's Q buffer (shared memory)
+  const CUtensorMap* o_map;  // O's map (kTmaStore tiles)
+  bool arrives;              // lane 0 of its warp: frees stages for the warp
   float scale_log2;
 
   float acc_o[kOAcc];
@@ -379,6 +380,24 @@ struct Consumer {
         asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
       }
     }
+    if constexpr (Traits::kTmaStore) {
+      if (p.cu_seqlens_q == nullptr) {
+        // The copy engine stores the warpgroup's 64 rows, box by box (rows past T_q are
+        // clipped); its thread waits until they are read out before its warp frees the buffer.
+        sm90::fence_smem_for_async_proxy();
+        sm90::named_barrier_sync(1 + Traits::kConsumers + cwg, 128);
+        if (in_wg == 0) {
+#pragma unroll
+          for (int c = 0; c < kD / 64; ++c) {
+            sm90::tma_store_4d(o_map, q_tile + c * kBM * 128 + cwg * 64 * 128, 64 * c,
+                               tile.q_row0 + tile.m0 + cwg * 64, tile.h, tile.map_b);
+          }
+          sm90::bulk_commit_group();
+          sm90::bulk_wait_group_read<0>();
+        }
+        return;
+      }
+    }
     sm90::named_barrier_sync(1 + Traits::kConsumers + cwg, 128);
 #pragma unroll
     for (int it = 0; it < 64 * kChunks / 128; ++it) {
@@ -520,6 +539,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
       c.col_lane = 2 * (in_wg % 4);
       c.arrives = in_wg % 32 == 0;
       c.scale_log2 = p.scale * 1.4426950408889634f;
+      c.o_map = &args.o;
       c.run();
     };
     if constexpr (kPersistent) {

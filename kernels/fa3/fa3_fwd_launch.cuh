@@ -27,11 +27,17 @@ namespace fa2b {
 // batch one batch of all its tokens (its batch stride, never stepped, spans the whole tensor).
 struct Fa3MapRows {
   int B, T_q, T_k;
-  std::int64_t q_batch_stride, k_batch_stride, v_batch_stride;
+  std::int64_t q_batch_stride, k_batch_stride, v_batch_stride, o_batch_stride;
 
   static Fa3MapRows of(const AttnParams& p) {
     if (p.cu_seqlens_q == nullptr) {
-      return {p.B, p.T_q, p.T_k, p.q_batch_stride, p.k_batch_stride, p.v_batch_stride};
+      return {p.B,
+              p.T_q,
+              p.T_k,
+              p.q_batch_stride,
+              p.k_batch_stride,
+              p.v_batch_stride,
+              p.o_batch_stride};
     }
     const auto whole = [](std::int64_t rows, std::int64_t row_stride, std::int64_t heads,
                           std::int64_t head_stride) {
@@ -42,22 +48,25 @@ struct Fa3MapRows {
             p.total_k,
             whole(p.total_q, p.q_row_stride, p.H, p.q_head_stride),
             whole(p.total_k, p.k_row_stride, p.H_kv, p.k_head_stride),
-            whole(p.total_k, p.v_row_stride, p.H_kv, p.v_head_stride)};
+            whole(p.total_k, p.v_row_stride, p.H_kv, p.v_head_stride),
+            whole(p.total_q, p.o_row_stride, p.H, p.o_head_stride)};
   }
 };
 
-// What the copy engine's maps of Q, K and V depend on: their addresses, shapes and strides.
+// What the copy engine's maps of Q, K, V and O depend on: their addresses, shapes and strides.
 struct Fa3MapKey {
   const void* q;
   const void* k;
   const void* v;
+  const void* o;
   int B, H, H_kv, T_q, T_k, D;
-  std::int64_t strides[9];
+  std::int64_t strides[12];
 
   static Fa3MapKey of(const AttnParams& p, const Fa3MapRows& m) {
     return {p.q,
             p.k,
             p.v,
+            p.o,
             m.B,
             p.H,
             p.H_kv,
@@ -65,22 +74,25 @@ struct Fa3MapKey {
             m.T_k,
             p.D,
             {p.q_row_stride, p.q_head_stride, m.q_batch_stride, p.k_row_stride, p.k_head_stride,
-             m.k_batch_stride, p.v_row_stride, p.v_head_stride, m.v_batch_stride}};
+             m.k_batch_stride, p.v_row_stride, p.v_head_stride, m.v_batch_stride, p.o_row_stride,
+             p.o_head_stride, m.o_batch_stride}};
   }
-  bool operator==(const Fa3MapKey& o) const {
-    return q == o.q && k == o.k && v == o.v && B == o.B && H == o.H && H_kv == o.H_kv &&
-           T_q == o.T_q && T_k == o.T_k && D == o.D &&
-           std::equal(std::begin(strides), std::end(strides), std::begin(o.strides));
+  bool operator==(const Fa3MapKey& other) const {
+    return q == other.q && k == other.k && v == other.v && o == other.o && B == other.B &&
+           H == other.H && H_kv == other.H_kv && T_q == other.T_q && T_k == other.T_k &&
+           D == other.D &&
+           std::equal(std::begin(strides), std::end(strides), std::begin(other.strides));
   }
 };
 
-// The kernel's parameter, its three maps kept between launches (tensor_map_cache.h).
+// The kernel's parameter, its maps kept between launches (tensor_map_cache.h); O's only for
+// tiles whose copy engine stores it.
 template <typename Traits, typename T>
 cudaError_t make_fa3_fwd_args(const AttnParams& p, Fa3FwdArgs* a) {
   constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
-  thread_local sm90::TensorMapCache<Fa3MapKey, 3> cache;
+  thread_local sm90::TensorMapCache<Fa3MapKey, 4> cache;
   const Fa3MapRows m = Fa3MapRows::of(p);
-  const cudaError_t err = cache.get(Fa3MapKey::of(p, m), [&](CUtensorMap(&maps)[3]) {
+  const cudaError_t err = cache.get(Fa3MapKey::of(p, m), [&](CUtensorMap(&maps)[4]) {
     cudaError_t e =
         sm90::encode_attn_tensor_map(&maps[0], p.q, kBf16, m.B, p.H, m.T_q, p.D, p.q_row_stride,
                                      p.q_head_stride, m.q_batch_stride, Traits::kBlockM);
@@ -94,6 +106,10 @@ cudaError_t make_fa3_fwd_args(const AttnParams& p, Fa3FwdArgs* a) {
                                        p.v_row_stride, p.v_head_stride, m.v_batch_stride,
                                        Traits::kBlockN);
     }
+    if (Traits::kTmaStore && e == cudaSuccess) {
+      e = sm90::encode_attn_tensor_map(&maps[3], p.o, kBf16, m.B, p.H, m.T_q, p.D, p.o_row_stride,
+                                       p.o_head_stride, m.o_batch_stride, 64);
+    }
     return e;
   });
   if (err != cudaSuccess) return err;
@@ -101,6 +117,7 @@ cudaError_t make_fa3_fwd_args(const AttnParams& p, Fa3FwdArgs* a) {
   a->q = cache.maps[0];
   a->k = cache.maps[1];
   a->v = cache.maps[2];
+  a->o = cache.maps[3];
   // Half of L2 for the K and V of the pairs in flight; Q, O and the other half's lines come
   // and go beside them. FA2BENCH_FA3_L2_SECTION=N sets the section size instead, for A/B runs
   // (N >= B * H: one section, the order without L2 sections).

@@ -25,8 +25,12 @@ constexpr bool fa3_head_dim_supported(int d) {
 // and stages carried from one to the next (fa3_fwd_kernel.cuh); else one CTA per tile.
 // kQBuffers (persistent CTAs): with two, the next tile's Q lands while this tile's consumers
 // still compute and stage their O in the other buffer; with one, it waits for their epilogue.
+// kTmaStore (staged epilogues, dense batches): the copy engine stores each consumer's staged O,
+// instead of its threads; packed varlen batches keep the threads' stores (a tile's rows may run
+// into the next sequence's, which the copy engine would not clip).
 template <int kD, int kBN, int kStages_, int kConsumers_, bool kTakeTurns_ = true,
-          bool kStagedEpilogue_ = false, bool kPersistent_ = false, int kQBuffers_ = 1>
+          bool kStagedEpilogue_ = false, bool kPersistent_ = false, int kQBuffers_ = 1,
+          bool kTmaStore_ = false>
 struct Fa3FwdTile {
   static constexpr int kHeadDim = kD;
   static constexpr int kConsumers = kConsumers_;
@@ -34,6 +38,7 @@ struct Fa3FwdTile {
   static constexpr bool kStagedEpilogue = kStagedEpilogue_;
   static constexpr bool kPersistent = kPersistent_;
   static constexpr int kQBuffers = kQBuffers_;
+  static constexpr bool kTmaStore = kTmaStore_;
   static constexpr int kBlockM = 64 * kConsumers;
   static constexpr int kBlockN = kBN;
   static constexpr int kStages = kStages_;
@@ -55,6 +60,7 @@ struct Fa3FwdTile {
   static_assert(kBN % 16 == 0 && kD % 64 == 0, "wgmma tile shape");
   static_assert(kQBuffers == 1 || (kQBuffers == 2 && kPersistent),
                 "a second Q buffer serves a persistent CTA's next tile");
+  static_assert(!kTmaStore || kStagedEpilogue, "the copy engine stores a staged O");
   static_assert(kSmemBytes <= 227 * 1024, "shared memory of one sm_90 block");
   static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * kConsumers <= 65536, "register file");
 };

@@ -39,6 +39,17 @@ __device__ __forceinline__ void tma_reduce_add_4d(const CUtensorMap* map, std::u
       : "memory");
 }
 
+// Stores the box at `src` into the tensor at coordinates (c0 innermost .. c3) of a rank-4 map;
+// elements outside the tensor are skipped. Completes asynchronously, tracked by bulk groups.
+__device__ __forceinline__ void tma_store_4d(const CUtensorMap* map, std::uint32_t src, int c0,
+                                             int c1, int c2, int c3) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.global.shared::cta.bulk_group"
+      " [%0, {%1, %2, %3, %4}], [%5];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)),
+      "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(src)
+      : "memory");
+}
+
 // Closes this thread's bulk operations issued so far into one group.
 __device__ __forceinline__ void bulk_commit_group() {
   asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
