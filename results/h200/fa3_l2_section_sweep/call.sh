@@ -5,17 +5,26 @@
 # half of L2 (100 pairs at T = 512) the K and V of a section do not stay in L2 while its four
 # rounds of m-blocks pass. This sweeps FA2BENCH_FA3_L2_SECTION over 1..64 pairs against the
 # shipped size on perf_fwd's T = 512, 2048 and 8192 cases (fa3 only, bf16, two rounds), then
-# profiles the best small size at T = 512 in Nsight Compute.
+# profiles a small size at T = 512 in Nsight Compute. The build has the fa3 tuning variants:
+# their tests run first (the copy-engine store of O and the 3-stage tile are new and have never
+# run), and a tune of the T = 512 cases follows the sweep.
 # From the repository root with carry=[".carry"]:
 #   bash results/h200/fa3_l2_section_sweep/call.sh
 set -u
 outdir=/tmp/ls; mkdir -p $outdir; budget=540; PACK=$OUT/l2_section_sweep.tgz
 source scripts/h200/steps.sh
-build_or_stop --target fa2bench
+export FA2BENCH_CMAKE_ARGS="-DFA2BENCH_DEV_KERNELS=ON -DFA2BENCH_DEV_ONLY=/fa3/"
+step build 240 sh -c "FA2BENCH_BUILD_DIR=/tmp/b scripts/h200/build_on_device.sh --target fa2bench fa2bench_gpu_tests > $outdir/build.log 2>&1"
+tail -n 1 $outdir/build.log
+[ -x /tmp/b/fa2bench ] || { echo "no binary"; pack; exit 1; }
+step devtests 90 env FA2BENCH_FA3_CTAS=3 /tmp/b/tests/fa2bench_gpu_tests --gtest_filter='*Fa3Dev*' \
+  --gtest_brief=1 > $outdir/devtests.log 2>&1
+echo "dev variant tests: $(grep -E '^\[  (PASSED|FAILED)  \]' $outdir/devtests.log | tr '\n' ' ')"
+grep -m 4 -B2 -A6 "Failure" $outdir/devtests.log | head -30
 f='^fa3/(B32-H(32|16|8)-T512|B8-H(32|16|8)-T2048|B2-H(32|16|8)-T8192)-.*/bf16/'
 for r in 1 2; do
   for s in 0 1 2 4 8 16 32 64; do
-    [ "$(left)" -gt 120 ] || break 2
+    [ "$(left)" -gt 180 ] || break 2
     FA2BENCH_FA3_L2_SECTION=$s timeout 40 /tmp/b/fa2bench sweep --config configs/perf_fwd.json \
       --target cuda --backends fa3 --filter "$f" --out $outdir/s${s}_$r --quiet > /dev/null 2>&1
     echo "section=$s round $r: $?"
@@ -39,6 +48,13 @@ for k in sorted(t):
     row = [max(t[k][s]) if s in t[k] else float('nan') for s in sizes]
     print('| %s | ' % k.split('/', 1)[1] + ' | '.join('%.1f' % v for v in row) + ' |')
 PY
+pack
+if ! grep -q '^\[  FAILED' $outdir/devtests.log; then
+  step tune_T512 60 /tmp/b/fa2bench tune --backend fa3 --config configs/perf_fwd.json \
+    --out $outdir/tune_T512 --filter 'T512-.*bf16' --set measure.warmup=2 \
+    --set measure.min_samples=5 --set measure.max_samples=10 --overwrite --quiet > $outdir/tune_T512.txt 2>&1
+  sed -n '/^Winners/,$p' $outdir/tune_T512.txt
+fi
 c=B32-H16-T512-D128/bf16/full
 t=$(($(left) - 15))
 [ $t -gt 40 ] && FA2BENCH_FA3_L2_SECTION=4 timeout $t scripts/h200/ncu_case.sh /tmp/b/fa2bench \
