@@ -5,7 +5,8 @@
 # well; call 5's Nsight Compute at B32-H16-T512-D128 non-causal had the consumers' wait for Q
 # as their largest barrier wait (the try-wait on Q's full barrier: 3.0% of all stall samples).
 # Two builds of fa2bench and the GPU tests (HEAD and patched), the patched fa3 tests three ways,
-# the three sanitizers on the patched forward (persistent, 3 CTAs, sections of 2), then
+# the three sanitizers on the patched forward (persistent, 3 CTAs, sections of 2; racecheck per
+# tile too), then
 # perf_fwd's fa3 cases at T = 512, 2048 and 8192 (bf16), HEAD and patched interleaved 3 times.
 # From the repository root with carry=[".carry"]:  bash results/h200/fa3_q_first/call.sh
 set -u
@@ -35,6 +36,11 @@ for tool in memcheck racecheck synccheck; do
       SANITIZE_OUT=$outdir/sanitize_$tool timeout 120 scripts/sanitize.sh /tmp/bb > $outdir/sanitize_$tool.log 2>&1
     echo "$tool: exit $?" ) &
 done
+( cd /tmp/exp && FA2BENCH_FA3_PERSISTENT=0 FA2BENCH_FA3_L2_SECTION=3 SANITIZE_TOOLS=racecheck \
+    SANITIZE_FILTER='*Fa3KernelSweep*' SANITIZE_CLASSES=small SANITIZE_JOBS=1 \
+    SANITIZE_OUT=$outdir/sanitize_racecheck_per_tile timeout 120 scripts/sanitize.sh /tmp/bb \
+    > $outdir/sanitize_racecheck_per_tile.log 2>&1
+  echo "racecheck (per tile): exit $?" ) &
 wait; pkill -f compute-sanitizer
 pack
 f='^fa3/(B32-H(32|16|8)-T512|B8-H(32|16|8)-T2048|B2-H(32|16|8)-T8192)-.*/bf16/'
