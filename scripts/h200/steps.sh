@@ -43,11 +43,12 @@ step() {
 }
 
 # The build step every call starts with: HEAD's tree (or the patched copy's, when run from
-# /tmp/exp) into /tmp/b, at most 170 s, the log in $outdir/build.log; without a binary the
-# call packs what it has and stops.
-#   build_or_stop [cmake --build args, e.g. --target fa2bench fa2bench_gpu_tests]
+# /tmp/exp) into /tmp/b, at most build_limit seconds (default 170; a build with the tuning
+# variants, FA2BENCH_CMAKE_ARGS="-DFA2BENCH_DEV_KERNELS=ON ...", wants 240), the log in
+# $outdir/build.log; without a binary the call packs what it has and stops.
+#   [build_limit=S] build_or_stop [cmake --build args, e.g. --target fa2bench fa2bench_gpu_tests]
 build_or_stop() {
-  step build 170 sh -c "FA2BENCH_BUILD_DIR=/tmp/b scripts/h200/build_on_device.sh $* > $outdir/build.log 2>&1"
+  step build "${build_limit:-170}" sh -c "FA2BENCH_BUILD_DIR=/tmp/b scripts/h200/build_on_device.sh $* > $outdir/build.log 2>&1"
   tail -n 1 "$outdir/build.log"
   [ -x /tmp/b/fa2bench ] || { echo "no binary"; pack; exit 1; }
 }

@@ -14,9 +14,7 @@ set -u
 outdir=/tmp/ls; mkdir -p $outdir; budget=540; PACK=$OUT/l2_section_sweep.tgz
 source scripts/h200/steps.sh
 export FA2BENCH_CMAKE_ARGS="-DFA2BENCH_DEV_KERNELS=ON -DFA2BENCH_DEV_ONLY=/fa3/"
-step build 240 sh -c "FA2BENCH_BUILD_DIR=/tmp/b scripts/h200/build_on_device.sh --target fa2bench fa2bench_gpu_tests > $outdir/build.log 2>&1"
-tail -n 1 $outdir/build.log
-[ -x /tmp/b/fa2bench ] || { echo "no binary"; pack; exit 1; }
+build_limit=240 build_or_stop --target fa2bench fa2bench_gpu_tests
 step devtests 90 env FA2BENCH_FA3_CTAS=3 /tmp/b/tests/fa2bench_gpu_tests --gtest_filter='*Fa3Dev*' \
   --gtest_brief=1 > $outdir/devtests.log 2>&1
 echo "dev variant tests: $(grep -E '^\[  (PASSED|FAILED)  \]' $outdir/devtests.log | tr '\n' ' ')"
