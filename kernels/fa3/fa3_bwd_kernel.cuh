@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
-// Hopper attention backward, version 2: FlashAttention-2's backward (Dao 2023, algorithm 2) on
-// warpgroup MMA.
+// Hopper attention backward, version 3: FlashAttention-2's backward (Dao 2023, algorithm 2) on
+// warpgroup MMA with warp specialisation, as FlashAttention-3's.
 //
-// One CTA per (key block, KV head, batch), two warpgroups of 64 keys each. K and V stay in
-// shared memory, dK and dV in registers while the CTA walks every query block of every query
-// head of its group (grouped-query dK/dV summed on chip); Q, dO and the rows' LSE and D_i
-// stream through two cp.async stages. Per query block: Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ (both
-// operands in shared memory), Pᵀ = exp(Sᵀ·scale − LSE) and dSᵀ = Pᵀ ∘ (dPᵀ − D) in registers,
-// dV += Pᵀ·dO and dK += dSᵀ·Q with Pᵀ and dSᵀ as register A operands (dO and Q read
-// MN-major), dSᵀ to shared memory, then dQ = dS·K (dS read MN-major from dSᵀ) added into the
-// fp32 accumulator by the copy engine from shared memory (each warpgroup's slice, one thread
-// issuing), not by per-thread reductions. Sᵀ and dPᵀ are waited for one at a time, so the
-// exponentials overlap dPᵀ. The pre- and post-passes are fa2's (D_i and the zeroed
-// accumulator; scale · accumulator → dQ).
+// One CTA per (key block, KV head, batch). Warpgroup 0 is the producer: one warp loads K and V
+// once by the copy engine, then per query block (of every query head of the KV group) Q and dO
+// by the copy engine and the rows' LSE and D_i by cp.async, into kStages stages handed over
+// through full/empty mbarriers; the warpgroup gives its registers to the consumers. Each of the
+// two consumer warpgroups owns 64 keys, their dK and dV in registers (grouped-query dK/dV summed
+// on chip). Per query block: Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ (both operands in shared memory),
+// Pᵀ = exp(Sᵀ·scale − LSE) and dSᵀ = Pᵀ ∘ (dPᵀ − D) in registers, dV += Pᵀ·dO and dK += dSᵀ·Q
+// with Pᵀ and dSᵀ as register A operands (dO and Q read MN-major), dSᵀ to shared memory (double
+// buffered; the consumers meet on a named barrier once both halves are there), then
+// dQ = dS·K (dS read MN-major from dSᵀ) added into the fp32 accumulator by the copy engine from
+// shared memory (each warpgroup's slice, one thread issuing). Sᵀ and dPᵀ are waited for one at
+// a time, so the exponentials overlap dPᵀ. The pre- and post-passes are fa2's (D_i and the
+// zeroed accumulator; scale · accumulator → dQ).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -28,7 +30,7 @@
 #include "fa2/fa2_tile_io.cuh"
 #include "fa3/fa3_bwd_traits.h"
 #include "fa3/fa3_softmax.cuh"
-#include "hopper/sw128_tile.cuh"
+#include "hopper/mbarrier.cuh"
 #include "hopper/tma.cuh"
 #include "hopper/warpgroup.cuh"
 #include "hopper/wgmma_desc.cuh"
@@ -38,10 +40,11 @@
 namespace fa2b {
 
 // The main kernel's parameter: the backward's tensors, the workspace, and the copy engine's
-// map of the dQ accumulator.
+// maps of Q, K, V, dO (loads) and of the dQ accumulator (reductions).
 struct Fa3BwdArgs {
   AttnBwdParams p;
   const float* d_sum;
+  CUtensorMap q_map, k_map, v_map, do_map;
   CUtensorMap dq_map;
 };
 
@@ -69,124 +72,197 @@ __device__ __forceinline__ void store_dq_slice(std::uint32_t slice, const float 
   }
 }
 
+// Shared-memory addresses of one CTA (Fa3BwdTraits' plan).
+template <typename Traits>
+struct BwdSmem {
+  std::uint32_t base;  // 1024-aligned
+  __device__ std::uint32_t k() const { return base; }
+  __device__ std::uint32_t v() const { return base + Traits::kKVBytes; }
+  __device__ std::uint32_t q(int st) const {
+    return base + Traits::kQOffset + st * Traits::kQBytes;
+  }
+  __device__ std::uint32_t d_o(int st) const {
+    return base + Traits::kDOOffset + st * Traits::kQBytes;
+  }
+  __device__ std::uint32_t ds(int buf) const {
+    return base + Traits::kDSOffset + buf * Traits::kDSBytes;
+  }
+  // The dQ slice of (buffer, consumer warpgroup).
+  __device__ std::uint32_t dq(int buf, int cwg) const {
+    return base + Traits::kDQOffset + (buf * Traits::kConsumers + cwg) * Traits::kDQSliceBytes;
+  }
+  __device__ std::uint32_t lse(int st) const {
+    return base + Traits::kStatOffset + st * 2 * Traits::kBlockM * 4;
+  }
+  __device__ std::uint32_t d_i(int st) const { return lse(st) + Traits::kBlockM * 4; }
+  __device__ std::uint32_t bar(int i) const { return base + Traits::kBarOffset + 8 * i; }
+  __device__ std::uint32_t kv_full() const { return bar(0); }
+  __device__ std::uint32_t full(int st) const { return bar(1 + st); }
+  __device__ std::uint32_t empty(int st) const { return bar(1 + Traits::kStages + st); }
+};
+
+// The i-th use of a ring of kSlots stages takes slot i % kSlots in barrier phase
+// (i / kSlots) % 2.
+template <int kSlots>
+__device__ __forceinline__ int bwd_slot(int i) {
+  return i % kSlots;
+}
+template <int kSlots>
+__device__ __forceinline__ std::uint32_t bwd_phase(int i) {
+  return static_cast<std::uint32_t>(i / kSlots) & 1u;
+}
+
+// Where the CTA sits: its key block, KV head and batch, and the query blocks it visits (the same
+// range for every query head of the group; under the causal mask from the block holding row
+// n0 - diag on).
+struct BwdBlock {
+  int n0, h_kv, b, group;
+  int m_first, m_count, iterations;
+  int diag;  // bottom-right causal: row i sees keys j <= i + diag
+  __device__ int head(int it) const { return h_kv * group + it / m_count; }
+  __device__ int m0(int it, int block_m) const { return (m_first + it % m_count) * block_m; }
+};
+
+// The producer warp: K and V once, then each query block's Q and dO (lane 0, the copy engine)
+// and LSE and D_i (every lane, cp.async, zeros past T_q) into the stage its consumers freed.
+// A stage's full barrier expects lane 0's transaction arrival and one cp.async arrival per lane.
+template <typename Traits>
+__device__ __forceinline__ void produce_bwd(const Fa3BwdArgs& a, const BwdSmem<Traits>& sm,
+                                            const BwdBlock& blk, int lane) {
+  constexpr int kBM = Traits::kBlockM;
+  constexpr int kBN = Traits::kBlockN;
+  constexpr int kCols = Traits::kHeadDim / 64;  // 64-column boxes per tile
+  const AttnParams& f = a.p.fwd;
+  if (lane == 0) {
+    sm90::tma_prefetch_map(&a.q_map);
+    sm90::tma_prefetch_map(&a.do_map);
+    sm90::mbar_arrive_expect_tx(sm.kv_full(), 2 * Traits::kKVBytes);
+#pragma unroll
+    for (int c = 0; c < kCols; ++c) {
+      sm90::tma_load_4d(sm.k() + c * kBN * 128, &a.k_map, sm.kv_full(), 64 * c, blk.n0, blk.h_kv,
+                        blk.b);
+      sm90::tma_load_4d(sm.v() + c * kBN * 128, &a.v_map, sm.kv_full(), 64 * c, blk.n0, blk.h_kv,
+                        blk.b);
+    }
+  }
+  for (int it = 0; it < blk.iterations; ++it) {
+    const int st = bwd_slot<Traits::kStages>(it);
+    sm90::mbar_wait(sm.empty(st), bwd_phase<Traits::kStages>(it) ^ 1u);
+    const int h = blk.head(it);
+    const int m0 = blk.m0(it, kBM);
+    if (lane == 0) {
+      sm90::mbar_arrive_expect_tx(sm.full(st), 2 * Traits::kQBytes);
+#pragma unroll
+      for (int c = 0; c < kCols; ++c) {
+        sm90::tma_load_4d(sm.q(st) + c * kBM * 128, &a.q_map, sm.full(st), 64 * c, m0, h, blk.b);
+        sm90::tma_load_4d(sm.d_o(st) + c * kBM * 128, &a.do_map, sm.full(st), 64 * c, m0, h, blk.b);
+      }
+    }
+    const std::int64_t rows = (static_cast<std::int64_t>(blk.b) * f.H + h) * f.T_q;
+#pragma unroll
+    for (int r = lane; r < kBM; r += 32) {
+      const bool in = m0 + r < f.T_q;
+      const std::int64_t row = rows + (in ? m0 + r : 0);
+      cp_async_4(sm.lse(st) + 4 * r, f.lse + row, in);
+      cp_async_4(sm.d_i(st) + 4 * r, a.d_sum + row, in);
+    }
+    sm90::mbar_arrive_on_cp_async(sm.full(st));
+  }
+  cp_async_wait<0>();  // no copy of this warp's left in flight when it exits
+}
+
 template <typename Traits, typename T, bool kCausal>
 __global__ void __launch_bounds__(Traits::kThreads, 1)
     fa3_bwd_kernel(const __grid_constant__ Fa3BwdArgs args) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   const AttnBwdParams& p = args.p;
-  const float* d_sum = args.d_sum;
   constexpr int kBM = Traits::kBlockM;
   constexpr int kBN = Traits::kBlockN;
   constexpr int kD = Traits::kHeadDim;
-  constexpr int kThreads = Traits::kThreads;
   constexpr int kSAcc = kBM / 2;            // Sᵀ, dPᵀ accumulators per thread (m64 x kBM)
   constexpr int kKVAcc = kD / 2;            // dK, dV (m64 x kD)
   constexpr int kDQAcc = kD / 4;            // dQ (m64 x kD/2)
   constexpr int kDQCols = Traits::kDQCols;  // dQ columns per warpgroup
   constexpr float kLog2e = 1.4426950408889634f;
+  constexpr int kConsumerThreads = 128 * Traits::kConsumers;
 
   extern __shared__ unsigned char smem_raw[];
-  const std::uint32_t s_k = (smem_u32(smem_raw) + 1023u) & ~1023u;
-  const std::uint32_t s_v = s_k + Traits::kKVBytes;
-  const std::uint32_t s_q0 = s_k + Traits::kQOffset;  // stage st at + st * kQBytes
-  const std::uint32_t s_do0 = s_k + Traits::kDOOffset;
-  const std::uint32_t s_ds = s_k + Traits::kDSOffset;
-  const std::uint32_t s_dq0 = s_k + Traits::kDQOffset;  // (buffer, warpgroup) slices
-  float* s_lse0 =
-      reinterpret_cast<float*>(smem_raw + (s_k + Traits::kStatOffset - smem_u32(smem_raw)));
-  float* s_di0 = s_lse0 + 2 * kBM;
+  const BwdSmem<Traits> sm{(smem_u32(smem_raw) + 1023u) & ~1023u};
+  unsigned char* const smem_base = smem_raw + (sm.base - smem_u32(smem_raw));
 
   const int tid = static_cast<int>(threadIdx.x);
-  const int wg = tid / 128;
-  const int warp = (tid % 128) / 32;
-  const int lane = tid % 32;
-
   const AttnParams& f = p.fwd;
-  const int n_block = static_cast<int>(blockIdx.x);
-  const int h_kv = static_cast<int>(blockIdx.y);
-  const int b = static_cast<int>(blockIdx.z);
-  const int group = f.H / f.H_kv;
-  const int n0 = n_block * kBN;
-  const int diag = f.T_k - f.T_q;  // bottom-right causal: row i sees keys j <= i + diag
-
-  const T* k = static_cast<const T*>(f.k) + b * f.k_batch_stride + h_kv * f.k_head_stride;
-  const T* v = static_cast<const T*>(f.v) + b * f.v_batch_stride + h_kv * f.v_head_stride;
-
-  // Query blocks that see a key of this block: under the causal mask the first is the one
-  // holding row n0 - diag; the same range for every head of the group.
+  BwdBlock blk;
+  blk.n0 = static_cast<int>(blockIdx.x) * kBN;
+  blk.h_kv = static_cast<int>(blockIdx.y);
+  blk.b = static_cast<int>(blockIdx.z);
+  blk.group = f.H / f.H_kv;
+  blk.diag = f.T_k - f.T_q;
   const int num_m = (f.T_q + kBM - 1) / kBM;
-  const int m_first = kCausal ? min(num_m, max(0, n0 - diag) / kBM) : 0;
-  const int m_count = num_m - m_first;
-  const int iterations = m_count * group;
+  blk.m_first = kCausal ? min(num_m, max(0, blk.n0 - blk.diag) / kBM) : 0;
+  blk.m_count = num_m - blk.m_first;
+  blk.iterations = blk.m_count * blk.group;
+
+  if (tid == 0) {
+    sm90::mbar_init(sm.kv_full(), 1);
+#pragma unroll
+    for (int st = 0; st < Traits::kStages; ++st) {
+      sm90::mbar_init(sm.full(st), 1 + 32);
+      sm90::mbar_init(sm.empty(st), 4 * Traits::kConsumers);  // lane 0 of each consumer warp
+    }
+    sm90::mbar_fence_init();
+  }
+  __syncthreads();
+
+  const int wg = tid / 128;
+  if (wg == 0) {
+    sm90::setmaxnreg_dec<Traits::kProducerRegs>();
+    if (tid < 32 && blk.iterations > 0) produce_bwd(args, sm, blk, tid);
+    return;
+  }
+  sm90::setmaxnreg_inc<Traits::kConsumerRegs>();
+
+  const int cwg = wg - 1;
+  const int in_wg = tid % 128;
+  const int warp = in_wg / 32;
+  const int lane = tid % 32;
 
   float acc_dk[kKVAcc];
   float acc_dv[kKVAcc];
 #pragma unroll
   for (int i = 0; i < kKVAcc; ++i) acc_dk[i] = acc_dv[i] = 0.f;
 
-  // Q, dO, LSE and D_i of iteration `it` into stage it % 2, all by cp.async. Rows past T_q land
-  // as zeros: their Q and dO are zero, so their P meets only zeros in dV, dK and dQ.
-  auto load_query_block = [&](int it) {
-    const int st = it & 1;
-    const int h = h_kv * group + it / m_count;
-    const int m0 = (m_first + it % m_count) * kBM;
-    const T* q = static_cast<const T*>(f.q) + b * f.q_batch_stride + h * f.q_head_stride;
-    const T* d_o = static_cast<const T*>(p.d_o) + b * f.o_batch_stride + h * f.o_head_stride;
-    sm90::load_sw128_tile<kBM, kD, kThreads>(s_q0 + st * Traits::kQBytes, q, f.q_row_stride, m0,
-                                             f.T_q, tid);
-    sm90::load_sw128_tile<kBM, kD, kThreads>(s_do0 + st * Traits::kQBytes, d_o, f.o_row_stride, m0,
-                                             f.T_q, tid);
-    if (tid < 2 * kBM) {
-      const int r = tid % kBM;
-      const bool in = m0 + r < f.T_q;
-      const std::int64_t row = (static_cast<std::int64_t>(b) * f.H + h) * f.T_q + (in ? m0 + r : 0);
-      const float* src = tid < kBM ? f.lse + row : d_sum + row;
-      float* dst = (tid < kBM ? s_lse0 : s_di0) + st * kBM + r;
-      cp_async_4(smem_u32(dst), src, in);
-    }
-    cp_async_commit();
-  };
-
-  if (iterations > 0) {
-    sm90::load_sw128_tile<kBN, kD, kThreads>(s_k, k, f.k_row_stride, n0, f.T_k, tid);
-    sm90::load_sw128_tile<kBN, kD, kThreads>(s_v, v, f.v_row_stride, n0, f.T_k, tid);
-    cp_async_commit();
-    load_query_block(0);
-  }
-
   // This thread's first key row within the block (accumulator rows of Sᵀ, dPᵀ, dK, dV), and its
   // first column within a query block (columns of Sᵀ and dPᵀ; rows of dQ are the same lanes').
-  const int key_row = wg * 64 + warp * 16 + (lane >> 2);
+  const int key_row = cwg * 64 + warp * 16 + (lane >> 2);
   const int col_lane = 2 * (lane & 3);
   const int dq_row = warp * 16 + (lane >> 2);
   const float scale_log2 = f.scale * kLog2e;
+  const bool issuer = in_wg == 0;
 
-  for (int it = 0; it < iterations; ++it) {
-    const int h = h_kv * group + it / m_count;
-    const int m0 = (m_first + it % m_count) * kBM;
-    const int st = it & 1;
-    const std::uint32_t s_q = s_q0 + st * Traits::kQBytes;
-    const std::uint32_t s_do = s_do0 + st * Traits::kQBytes;
-    const float* s_lse = s_lse0 + st * kBM;
-    const float* s_di = s_di0 + st * kBM;
-    cp_async_wait<0>();
-    sm90::fence_smem_for_async_proxy();
-    // This block's Q, dO, LSE, D_i landed; the last block's stage and dSᵀ are no longer read.
-    __syncthreads();
-    if (it + 1 < iterations) load_query_block(it + 1);
+  if (blk.iterations > 0) sm90::mbar_wait(sm.kv_full(), 0);
+  for (int it = 0; it < blk.iterations; ++it) {
+    const int h = blk.head(it);
+    const int m0 = blk.m0(it, kBM);
+    const int st = bwd_slot<Traits::kStages>(it);
+    const std::uint32_t s_q = sm.q(st);
+    const std::uint32_t s_do = sm.d_o(st);
+    const float* s_lse = reinterpret_cast<const float*>(smem_base + (sm.lse(st) - sm.base));
+    const float* s_di = reinterpret_cast<const float*>(smem_base + (sm.d_i(st) - sm.base));
+    sm90::mbar_wait(sm.full(st), bwd_phase<Traits::kStages>(it));
 
     float s[kSAcc];
     float dp[kSAcc];
     sm90::wgmma_fence();
 #pragma unroll
     for (int ks = 0; ks < kD / 16; ++ks) {
-      sm90::wgmma_ss<T, kBM, 0, 0>(s, sm90::kmajor_desc<kBN>(s_k, wg * 64, ks),
+      sm90::wgmma_ss<T, kBM, 0, 0>(s, sm90::kmajor_desc<kBN>(sm.k(), cwg * 64, ks),
                                    sm90::kmajor_desc<kBM>(s_q, 0, ks), ks > 0 ? 1 : 0);
     }
     sm90::wgmma_commit();
 #pragma unroll
     for (int ks = 0; ks < kD / 16; ++ks) {
-      sm90::wgmma_ss<T, kBM, 0, 0>(dp, sm90::kmajor_desc<kBN>(s_v, wg * 64, ks),
+      sm90::wgmma_ss<T, kBM, 0, 0>(dp, sm90::kmajor_desc<kBN>(sm.v(), cwg * 64, ks),
                                    sm90::kmajor_desc<kBM>(s_do, 0, ks), ks > 0 ? 1 : 0);
     }
     sm90::wgmma_commit();
@@ -195,7 +271,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
 
     // Pᵀ in place. A key above a query's causal limit gets P = 0 (set after the exp: a query
     // row that sees no key at all has LSE = -inf).
-    const bool need_mask = kCausal && n0 + kBN - 1 > m0 + diag;
+    const bool need_mask = kCausal && blk.n0 + kBN - 1 > m0 + blk.diag;
 #pragma unroll
     for (int j = 0; j < kSAcc / 4; ++j) {
       const int col = j * 8 + col_lane;
@@ -206,9 +282,9 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
         const float lse2 = ((e & 1) ? lse.y : lse.x) * kLog2e;
         float pv = fa2::fast_exp2(fmaf(s[i], scale_log2, -lse2));
         if (need_mask) {
-          const int key = n0 + key_row + ((e & 2) ? 8 : 0);
+          const int key = blk.n0 + key_row + ((e & 2) ? 8 : 0);
           const int query = m0 + col + (e & 1);
-          if (key > query + diag) pv = 0.f;
+          if (key > query + blk.diag) pv = 0.f;
         }
         s[i] = pv;
       }
@@ -245,10 +321,12 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
     }
     sm90::wgmma_commit();
 
-    // dSᵀ to shared memory (keys x queries, one 64-column swizzled block): fragment kk holds
-    // columns 16 kk .. 16 kk + 15 of rows key_row and key_row + 8.
+    // dSᵀ to its buffer (keys x queries, one 64-column swizzled block): fragment kk holds
+    // columns 16 kk .. 16 kk + 15 of rows key_row and key_row + 8. The buffer was last read by
+    // block it - 2's dQ, which both warpgroups waited for before block it - 1's barrier below.
+    const std::uint32_t s_ds = sm.ds(it & 1);
     {
-      unsigned char* ds_bytes = smem_raw + (s_ds - smem_u32(smem_raw));
+      unsigned char* ds_bytes = smem_base + (s_ds - sm.base);
 #pragma unroll
       for (int kk = 0; kk < kBM / 16; ++kk) {
 #pragma unroll
@@ -261,14 +339,15 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
       }
     }
     sm90::fence_smem_for_async_proxy();
-    __syncthreads();  // dSᵀ complete from both warpgroups
+    sm90::named_barrier_sync(1, kConsumerThreads);  // dSᵀ complete from both warpgroups
 
-    // dQ = dS·K over this block's keys: warpgroup wg takes columns [wg D/2, wg D/2 + D/2).
+    // dQ = dS·K over this block's keys: warpgroup cwg takes columns [cwg D/2, cwg D/2 + D/2).
     float dq[kDQAcc];
     sm90::wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < kBN / 16; ++kk) {
-      const std::uint32_t k_cols = s_k + (wg * kDQCols / 64) * kBN * 128 + (wg * kDQCols % 64) * 2;
+      const std::uint32_t k_cols =
+          sm.k() + (cwg * kDQCols / 64) * kBN * 128 + (cwg * kDQCols % 64) * 2;
       sm90::wgmma_ss<T, kDQCols, 1, 1>(dq, sm90::mnmajor_desc<kBN>(s_ds, kk),
                                        sm90::mnmajor_desc<kBN>(k_cols, kk), kk > 0 ? 1 : 0);
     }
@@ -279,35 +358,36 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
     sm90::fence_operands(acc_dk);
     sm90::fence_operands(pa);
     sm90::fence_operands(dsa);
+    // This warp no longer reads the stage (Q and dO by wgmma, LSE and D_i above).
+    if (lane == 0) sm90::mbar_arrive(sm.empty(st));
 
     // The slice of buffer it % 2 was last read by the copy engine two blocks ago: its issuer
     // waits for that read, the warpgroup's barrier passes the word on; after the stores (and
     // the proxy fence) a second barrier hands the slice to the issuer.
-    const std::uint32_t slice = s_dq0 + ((it & 1) * 2 + wg) * Traits::kDQSliceBytes;
-    const bool issuer = tid % 128 == 0;
+    const std::uint32_t slice = sm.dq(it & 1, cwg);
     if (issuer) sm90::bulk_wait_group_read<1>();
-    sm90::named_barrier_sync(1 + wg, 128);
+    sm90::named_barrier_sync(2 + cwg, 128);
     store_dq_slice<kDQCols>(slice, dq, dq_row, col_lane);
     sm90::fence_smem_for_async_proxy();
-    sm90::named_barrier_sync(1 + wg, 128);
+    sm90::named_barrier_sync(2 + cwg, 128);
     if (issuer) {
 #pragma unroll
       for (int box = 0; box < kDQCols / 32; ++box) {
         sm90::tma_reduce_add_4d(&args.dq_map, slice + box * Traits::kDQBoxBytes,
-                                wg * kDQCols + 32 * box, m0, h, b);
+                                cwg * kDQCols + 32 * box, m0, h, blk.b);
       }
       sm90::bulk_commit_group();
     }
   }
   // The copy engine's last additions must land before the post-pass reads the accumulator.
-  if (tid % 128 == 0) sm90::bulk_wait_group<0>();
+  if (issuer) sm90::bulk_wait_group<0>();
 
   // dK = scale · Σ dSᵀ·Q, dV = Σ Pᵀ·dO, in the input dtype (zeros for a block no query sees).
-  T* d_k = static_cast<T*>(p.d_k) + b * f.k_batch_stride + h_kv * f.k_head_stride;
-  T* d_v = static_cast<T*>(p.d_v) + b * f.v_batch_stride + h_kv * f.v_head_stride;
+  T* d_k = static_cast<T*>(p.d_k) + blk.b * f.k_batch_stride + blk.h_kv * f.k_head_stride;
+  T* d_v = static_cast<T*>(p.d_v) + blk.b * f.v_batch_stride + blk.h_kv * f.v_head_stride;
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
-    const int row = n0 + key_row + 8 * r;
+    const int row = blk.n0 + key_row + 8 * r;
     if (row < f.T_k) {
       T* dk_row = d_k + static_cast<std::int64_t>(row) * f.k_row_stride + col_lane;
       T* dv_row = d_v + static_cast<std::int64_t>(row) * f.v_row_stride + col_lane;

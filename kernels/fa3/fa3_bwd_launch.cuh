@@ -2,7 +2,13 @@
 // Definition of run_fa3_bwd<T, D>; included only by the sm_90a instantiation units (inst/).
 #pragma once
 
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <type_traits>
 
 #include "common/smem_opt_in.h"
 #include "fa2/fa2_bwd_passes.cuh"
@@ -14,28 +20,80 @@
 
 namespace fa2b {
 
-// What the dQ accumulator's map depends on: its address and shape (it is contiguous).
-struct Fa3DqMapKey {
-  const float* base;
-  int B, H, T, D;
-  bool operator==(const Fa3DqMapKey& o) const {
-    return base == o.base && B == o.B && H == o.H && T == o.T && D == o.D;
+// What the copy engine's maps depend on: the addresses, shapes and strides of Q, K, V and dO,
+// and the dQ accumulator's address (it is contiguous, of Q's shape).
+struct Fa3BwdMapKey {
+  const void* q;
+  const void* k;
+  const void* v;
+  const void* d_o;
+  const float* dq_accum;
+  int B, H, H_kv, T_q, T_k, D;
+  std::int64_t strides[12];
+
+  static Fa3BwdMapKey of(const AttnBwdParams& p, const float* dq_accum) {
+    const AttnParams& f = p.fwd;
+    return {f.q,
+            f.k,
+            f.v,
+            p.d_o,
+            dq_accum,
+            f.B,
+            f.H,
+            f.H_kv,
+            f.T_q,
+            f.T_k,
+            f.D,
+            {f.q_row_stride, f.q_head_stride, f.q_batch_stride, f.k_row_stride, f.k_head_stride,
+             f.k_batch_stride, f.v_row_stride, f.v_head_stride, f.v_batch_stride, f.o_row_stride,
+             f.o_head_stride, f.o_batch_stride}};
+  }
+  bool operator==(const Fa3BwdMapKey& o) const {
+    return q == o.q && k == o.k && v == o.v && d_o == o.d_o && dq_accum == o.dq_accum && B == o.B &&
+           H == o.H && H_kv == o.H_kv && T_q == o.T_q && T_k == o.T_k && D == o.D &&
+           std::equal(std::begin(strides), std::end(strides), std::begin(o.strides));
   }
 };
 
-// The kernel's parameter, its dQ map kept between launches (tensor_map_cache.h).
-template <typename Traits>
+// The kernel's parameter, its maps kept between launches (tensor_map_cache.h). dO has O's
+// strides.
+template <typename Traits, typename T>
 cudaError_t make_fa3_bwd_args(const AttnBwdParams& p, float* dq_accum, const float* d_sum,
                               Fa3BwdArgs* a) {
+  constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
   const AttnParams& f = p.fwd;
-  thread_local sm90::TensorMapCache<Fa3DqMapKey, 1> cache;
-  const cudaError_t err = cache.get({dq_accum, f.B, f.H, f.T_q, f.D}, [&](CUtensorMap(&maps)[1]) {
-    return sm90::encode_f32_accum_map(&maps[0], dq_accum, f.B, f.H, f.T_q, f.D, Traits::kBlockM);
+  thread_local sm90::TensorMapCache<Fa3BwdMapKey, 5> cache;
+  const cudaError_t err = cache.get(Fa3BwdMapKey::of(p, dq_accum), [&](CUtensorMap(&maps)[5]) {
+    cudaError_t e =
+        sm90::encode_attn_tensor_map(&maps[0], f.q, kBf16, f.B, f.H, f.T_q, f.D, f.q_row_stride,
+                                     f.q_head_stride, f.q_batch_stride, Traits::kBlockM);
+    if (e == cudaSuccess) {
+      e = sm90::encode_attn_tensor_map(&maps[1], f.k, kBf16, f.B, f.H_kv, f.T_k, f.D,
+                                       f.k_row_stride, f.k_head_stride, f.k_batch_stride,
+                                       Traits::kBlockN);
+    }
+    if (e == cudaSuccess) {
+      e = sm90::encode_attn_tensor_map(&maps[2], f.v, kBf16, f.B, f.H_kv, f.T_k, f.D,
+                                       f.v_row_stride, f.v_head_stride, f.v_batch_stride,
+                                       Traits::kBlockN);
+    }
+    if (e == cudaSuccess) {
+      e = sm90::encode_attn_tensor_map(&maps[3], p.d_o, kBf16, f.B, f.H, f.T_q, f.D, f.o_row_stride,
+                                       f.o_head_stride, f.o_batch_stride, Traits::kBlockM);
+    }
+    if (e == cudaSuccess) {
+      e = sm90::encode_f32_accum_map(&maps[4], dq_accum, f.B, f.H, f.T_q, f.D, Traits::kBlockM);
+    }
+    return e;
   });
   if (err != cudaSuccess) return err;
   a->p = p;
   a->d_sum = d_sum;
-  a->dq_map = cache.maps[0];
+  a->q_map = cache.maps[0];
+  a->k_map = cache.maps[1];
+  a->v_map = cache.maps[2];
+  a->do_map = cache.maps[3];
+  a->dq_map = cache.maps[4];
   return cudaSuccess;
 }
 
@@ -47,7 +105,7 @@ cudaError_t launch_fa3_bwd_main(const AttnBwdParams& p, float* dq_accum, const f
       opt_in_dynamic_smem(reinterpret_cast<const void*>(kernel), Traits::kSmemBytes);
   if (attr_err != cudaSuccess) return attr_err;
   Fa3BwdArgs args;
-  const cudaError_t map_err = make_fa3_bwd_args<Traits>(p, dq_accum, d_sum, &args);
+  const cudaError_t map_err = make_fa3_bwd_args<Traits, T>(p, dq_accum, d_sum, &args);
   if (map_err != cudaSuccess) return map_err;
   const dim3 grid(static_cast<unsigned>((p.fwd.T_k + Traits::kBlockN - 1) / Traits::kBlockN),
                   static_cast<unsigned>(p.fwd.H_kv), static_cast<unsigned>(p.fwd.B));

@@ -87,8 +87,9 @@ struct Fa3MapKey {
 
 // The kernel's parameter, its maps kept between launches (tensor_map_cache.h); O's only for
 // tiles whose copy engine stores it.
+// snake_balanced: a persistent causal grid (its L2 sections, fa3_traits.h kFa3L2SectionPairs).
 template <typename Traits, typename T>
-cudaError_t make_fa3_fwd_args(const AttnParams& p, Fa3FwdArgs* a) {
+cudaError_t make_fa3_fwd_args(const AttnParams& p, bool snake_balanced, Fa3FwdArgs* a) {
   constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
   thread_local sm90::TensorMapCache<Fa3MapKey, 4> cache;
   const Fa3MapRows m = Fa3MapRows::of(p);
@@ -118,17 +119,19 @@ cudaError_t make_fa3_fwd_args(const AttnParams& p, Fa3FwdArgs* a) {
   a->k = cache.maps[1];
   a->v = cache.maps[2];
   a->o = cache.maps[3];
-  // Half of L2 for the K and V of the pairs in flight; Q, O and the other half's lines come
-  // and go beside them. FA2BENCH_FA3_L2_SECTION=N sets the section size instead, for A/B runs
-  // (N >= B * H: one section, the order without L2 sections).
+  // FA2BENCH_FA3_L2_SECTION=N sets the section size instead, for A/B runs (N >= B * H: one
+  // section, the order without L2 sections).
   static const int forced_section = [] {
     const char* e = std::getenv("FA2BENCH_FA3_L2_SECTION");
     return e != nullptr ? static_cast<int>(std::strtol(e, nullptr, 10)) : 0;
   }();
   const int num_bh = p.B * p.H;
-  a->l2_section = forced_section > 0 ? std::min(forced_section, num_bh)
-                                     : l2_section_pairs(device_l2_bytes() / 2, num_bh, p.T_k, p.D,
-                                                        static_cast<int>(sizeof(T)), p.H, p.H_kv);
+  // Persistent causal grids: half of L2 for the K and V of the pairs in flight; Q, O and the
+  // other half's lines come and go beside them.
+  const int section = snake_balanced ? l2_section_pairs(device_l2_bytes() / 2, num_bh, p.T_k, p.D,
+                                                        static_cast<int>(sizeof(T)), p.H, p.H_kv)
+                                     : kFa3L2SectionPairs * std::max(1, p.H / std::max(1, p.H_kv));
+  a->l2_section = std::min(forced_section > 0 ? forced_section : section, num_bh);
   return cudaSuccess;
 }
 
@@ -149,7 +152,7 @@ cudaError_t launch_fa3_fwd_as(const AttnParams& p, cudaStream_t stream) {
       opt_in_dynamic_smem(reinterpret_cast<const void*>(kernel), Traits::kSmemBytes);
   if (attr_err != cudaSuccess) return attr_err;
   Fa3FwdArgs args;
-  const cudaError_t map_err = make_fa3_fwd_args<Traits, T>(p, &args);
+  const cudaError_t map_err = make_fa3_fwd_args<Traits, T>(p, kCausal && kPersistent, &args);
   if (map_err != cudaSuccess) return map_err;
   const unsigned num_m = static_cast<unsigned>((p.T_q + Traits::kBlockM - 1) / Traits::kBlockM);
   unsigned ctas = num_m * static_cast<unsigned>(p.B) * static_cast<unsigned>(p.H);

@@ -72,18 +72,26 @@ struct Fa3FwdTile {
 // tiles on long keys (fewer softmax rounds per key; a causal CTA would mask more of them); D = 256
 // takes 80-key tiles. Persistent CTAs with two Q buffers pay where a tile's prologue and epilogue
 // weigh most: D = 64 (short GEMMs) at every length, D = 128 up to kFa3ShortKeys keys; D = 128 on
-// long keys and D = 256 run one CTA per tile.
+// long keys and D = 256 run one CTA per tile. The copy engine stores O wherever the epilogue
+// weighs (the short-key tiles, and D = 64).
 constexpr int kFa3ShortKeys = 2048;
+
+// The (batch, head) pairs of one L2 section of the tile order (common/tile_order.h): few, so that
+// the query tiles of a pair run at the same time and read its K and V from DRAM once. Persistent
+// causal grids are the exception: their snake order balances a CTA's heavy tile of one wave
+// against a light one of the next only when the weights fall monotonically over the waves, which
+// small sections (a saw-tooth of weights) break; they take sections as large as half of L2 holds.
+constexpr int kFa3L2SectionPairs = 2;
 
 template <int kD, bool kCausal, bool kShortKeys>
 struct Fa3FwdChoice;
 // clang-format off
-//                                                  D    Bn   stages consumers turns staged epilogue, persistent, Q buffers
-template <bool kC, bool kS> struct Fa3FwdChoice<64, kC, kS>      { using Tile = Fa3FwdTile<64,  128, 2, 3, true, true, true, 2>; };
-template <>                 struct Fa3FwdChoice<128, false, true>  { using Tile = Fa3FwdTile<128, 128, 2, 2, true, true, true, 2>; };
+//                                                  D    Bn   stages consumers turns staged epilogue, persistent, Q buffers, TMA store
+template <bool kC, bool kS> struct Fa3FwdChoice<64, kC, kS>      { using Tile = Fa3FwdTile<64,  128, 2, 3, true, true, true, 2, true>; };
+template <>                 struct Fa3FwdChoice<128, false, true>  { using Tile = Fa3FwdTile<128, 128, 2, 2, true, true, true, 2, true>; };
 template <>                 struct Fa3FwdChoice<128, false, false> { using Tile = Fa3FwdTile<128, 176, 2, 2, true, true>; };
-template <bool kS>          struct Fa3FwdChoice<128, true, kS>   { using Tile = Fa3FwdTile<128, 128, 2, 2, true, true, kS, kS ? 2 : 1>; };
-template <bool kC>          struct Fa3FwdChoice<256, kC, true>   { using Tile = Fa3FwdTile<256, 80,  2, 2, true, true>; };
+template <bool kS>          struct Fa3FwdChoice<128, true, kS>   { using Tile = Fa3FwdTile<128, 128, 2, 2, true, true, kS, kS ? 2 : 1, kS>; };
+template <bool kC>          struct Fa3FwdChoice<256, kC, true>   { using Tile = Fa3FwdTile<256, 80,  2, 2, true, true, false, 1, true>; };
 template <bool kC>          struct Fa3FwdChoice<256, kC, false>  { using Tile = Fa3FwdTile<256, 80,  2, 2>; };
 // clang-format on
 

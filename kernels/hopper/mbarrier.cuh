@@ -34,6 +34,13 @@ __device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
 
+// An arrival made by the hardware once every cp.async this thread issued before it has landed
+// (noinc: the barrier's expected count must include it), so a thread's plain copies can feed a
+// stage alongside the copy engine's bytes without the thread waiting for them.
+__device__ __forceinline__ void mbar_arrive_on_cp_async(std::uint32_t bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+
 __device__ __forceinline__ bool mbar_try_wait(std::uint32_t bar, std::uint32_t parity) {
   std::uint32_t done;
   asm volatile(
