@@ -30,7 +30,7 @@ done
 pack
 t=$(($(left) - 20))
 if [ $t -gt 60 ]; then
-  STAGES=perf PERF_FILTER='^(fa3|cudnn)/.*-D(64|128)/' PERF_TAG=fa3_v3 TORCH_BACKENDS=flash,cudnn \
+  STAGES=perf PERF_FILTER='^(fa3|cudnn|torch-flash|torch-cudnn)/.*-D(64|128)/' PERF_TAG=fa3_v3 TORCH_BACKENDS=flash,cudnn \
     timeout $t scripts/h200/training.sh /tmp/b
   echo "training: exit $?"
   cp -r results/h200/training/perf_train_fa3_v3 $outdir/
