@@ -2,10 +2,11 @@
 // Hopper attention backward, version 3: FlashAttention-2's backward (Dao 2023, algorithm 2) on
 // warpgroup MMA with warp specialisation, as FlashAttention-3's.
 //
-// One CTA per (key block, KV head, batch). Warpgroup 0 is the producer: one warp loads K and V
+// One CTA per (key block, KV head, batch). Warpgroup 0 is the producer: one thread loads K and V
 // once by the copy engine, then per query block (of every query head of the KV group) Q and dO
-// by the copy engine and the rows' LSE and D_i by cp.async, into kStages stages handed over
-// through full/empty mbarriers; the warpgroup gives its registers to the consumers. Each of the
+// into kStages stages handed over through full/empty mbarriers; the warpgroup gives its
+// registers to the consumers, whose first warpgroup copies the rows' LSE and D_i into the same
+// stages by cp.async, one block ahead. Each of the
 // two consumer warpgroups owns 64 keys, their dK and dV in registers (grouped-query dK/dV summed
 // on chip). Per query block: Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ (both operands in shared memory),
 // Pᵀ = exp(Sᵀ·scale − LSE) and dSᵀ = Pᵀ ∘ (dPᵀ − D) in registers, dV += Pᵀ·dO and dK += dSᵀ·Q
@@ -123,52 +124,59 @@ struct BwdBlock {
   __device__ int m0(int it, int block_m) const { return (m_first + it % m_count) * block_m; }
 };
 
-// The producer warp: K and V once, then each query block's Q and dO (lane 0, the copy engine)
-// and LSE and D_i (every lane, cp.async, zeros past T_q) into the stage its consumers freed.
-// A stage's full barrier expects lane 0's transaction arrival and one cp.async arrival per lane.
+// The producer warp's lane 0: K and V once, then each query block's Q and dO into the stage its
+// consumers freed, all by the copy engine.
 template <typename Traits>
 __device__ __forceinline__ void produce_bwd(const Fa3BwdArgs& a, const BwdSmem<Traits>& sm,
-                                            const BwdBlock& blk, int lane) {
+                                            const BwdBlock& blk) {
   constexpr int kBM = Traits::kBlockM;
   constexpr int kBN = Traits::kBlockN;
   constexpr int kCols = Traits::kHeadDim / 64;  // 64-column boxes per tile
-  const AttnParams& f = a.p.fwd;
-  if (lane == 0) {
-    sm90::tma_prefetch_map(&a.q_map);
-    sm90::tma_prefetch_map(&a.do_map);
-    sm90::mbar_arrive_expect_tx(sm.kv_full(), 2 * Traits::kKVBytes);
+  sm90::tma_prefetch_map(&a.q_map);
+  sm90::tma_prefetch_map(&a.do_map);
+  sm90::mbar_arrive_expect_tx(sm.kv_full(), 2 * Traits::kKVBytes);
 #pragma unroll
-    for (int c = 0; c < kCols; ++c) {
-      sm90::tma_load_4d(sm.k() + c * kBN * 128, &a.k_map, sm.kv_full(), 64 * c, blk.n0, blk.h_kv,
-                        blk.b);
-      sm90::tma_load_4d(sm.v() + c * kBN * 128, &a.v_map, sm.kv_full(), 64 * c, blk.n0, blk.h_kv,
-                        blk.b);
-    }
+  for (int c = 0; c < kCols; ++c) {
+    sm90::tma_load_4d(sm.k() + c * kBN * 128, &a.k_map, sm.kv_full(), 64 * c, blk.n0, blk.h_kv,
+                      blk.b);
+    sm90::tma_load_4d(sm.v() + c * kBN * 128, &a.v_map, sm.kv_full(), 64 * c, blk.n0, blk.h_kv,
+                      blk.b);
   }
   for (int it = 0; it < blk.iterations; ++it) {
     const int st = bwd_slot<Traits::kStages>(it);
     sm90::mbar_wait(sm.empty(st), bwd_phase<Traits::kStages>(it) ^ 1u);
     const int h = blk.head(it);
     const int m0 = blk.m0(it, kBM);
-    if (lane == 0) {
-      sm90::mbar_arrive_expect_tx(sm.full(st), 2 * Traits::kQBytes);
+    sm90::mbar_arrive_expect_tx(sm.full(st), 2 * Traits::kQBytes);
 #pragma unroll
-      for (int c = 0; c < kCols; ++c) {
-        sm90::tma_load_4d(sm.q(st) + c * kBM * 128, &a.q_map, sm.full(st), 64 * c, m0, h, blk.b);
-        sm90::tma_load_4d(sm.d_o(st) + c * kBM * 128, &a.do_map, sm.full(st), 64 * c, m0, h, blk.b);
-      }
+    for (int c = 0; c < kCols; ++c) {
+      sm90::tma_load_4d(sm.q(st) + c * kBM * 128, &a.q_map, sm.full(st), 64 * c, m0, h, blk.b);
+      sm90::tma_load_4d(sm.d_o(st) + c * kBM * 128, &a.do_map, sm.full(st), 64 * c, m0, h, blk.b);
     }
-    const std::int64_t rows = (static_cast<std::int64_t>(blk.b) * f.H + h) * f.T_q;
-#pragma unroll
-    for (int r = lane; r < kBM; r += 32) {
-      const bool in = m0 + r < f.T_q;
-      const std::int64_t row = rows + (in ? m0 + r : 0);
-      cp_async_4(sm.lse(st) + 4 * r, f.lse + row, in);
-      cp_async_4(sm.d_i(st) + 4 * r, a.d_sum + row, in);
-    }
-    sm90::mbar_arrive_on_cp_async(sm.full(st));
   }
-  cp_async_wait<0>();  // no copy of this warp's left in flight when it exits
+}
+
+// One row's LSE (threads 0..kBlockM-1 of the first consumer warpgroup) or D_i (the next
+// kBlockM) of query block `it`, by cp.async into the block's stage (zeros past T_q), and an
+// arrival on the stage's full barrier once it has landed. The consumers issue these themselves,
+// one block ahead, after the named barrier that ends every consumer's reads of the stage's last
+// block: that barrier, not the empty mbarrier, orders the stage's reuse, so compute-sanitizer's
+// racecheck sees the order.
+template <typename Traits>
+__device__ __forceinline__ void load_stats(const Fa3BwdArgs& a, const BwdSmem<Traits>& sm,
+                                           const BwdBlock& blk, int it, int in_wg) {
+  constexpr int kBM = Traits::kBlockM;
+  static_assert(2 * kBM == 128, "one statistic per thread of a warpgroup");
+  const AttnParams& f = a.p.fwd;
+  const int st = bwd_slot<Traits::kStages>(it);
+  const int m0 = blk.m0(it, kBM);
+  const int r = in_wg % kBM;
+  const bool lse = in_wg < kBM;
+  const bool in = m0 + r < f.T_q;
+  const std::int64_t row =
+      (static_cast<std::int64_t>(blk.b) * f.H + blk.head(it)) * f.T_q + (in ? m0 + r : 0);
+  cp_async_4((lse ? sm.lse(st) : sm.d_i(st)) + 4 * r, (lse ? f.lse : a.d_sum) + row, in);
+  sm90::mbar_arrive_on_cp_async(sm.full(st));
 }
 
 template <typename Traits, typename T, bool kCausal>
@@ -207,7 +215,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
     sm90::mbar_init(sm.kv_full(), 1);
 #pragma unroll
     for (int st = 0; st < Traits::kStages; ++st) {
-      sm90::mbar_init(sm.full(st), 1 + 32);
+      // The producer's transaction arrival and one cp.async arrival per first-consumer thread.
+      sm90::mbar_init(sm.full(st), 1 + 128);
       sm90::mbar_init(sm.empty(st), 4 * Traits::kConsumers);  // lane 0 of each consumer warp
     }
     sm90::mbar_fence_init();
@@ -217,7 +226,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
   const int wg = tid / 128;
   if (wg == 0) {
     sm90::setmaxnreg_dec<Traits::kProducerRegs>();
-    if (tid < 32 && blk.iterations > 0) produce_bwd(args, sm, blk, tid);
+    if (tid == 0 && blk.iterations > 0) produce_bwd(args, sm, blk);
     return;
   }
   sm90::setmaxnreg_inc<Traits::kConsumerRegs>();
@@ -240,8 +249,11 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
   const float scale_log2 = f.scale * kLog2e;
   const bool issuer = in_wg == 0;
 
+  if (cwg == 0 && blk.iterations > 0) load_stats(args, sm, blk, 0, in_wg);
   if (blk.iterations > 0) sm90::mbar_wait(sm.kv_full(), 0);
   for (int it = 0; it < blk.iterations; ++it) {
+    // Block it + 1's stage was last read in block it - 1, before its named barrier below.
+    if (cwg == 0 && it + 1 < blk.iterations) load_stats(args, sm, blk, it + 1, in_wg);
     const int h = blk.head(it);
     const int m0 = blk.m0(it, kBM);
     const int st = bwd_slot<Traits::kStages>(it);
