@@ -102,17 +102,6 @@ struct BwdSmem {
   __device__ std::uint32_t empty(int st) const { return bar(1 + Traits::kStages + st); }
 };
 
-// The i-th use of a ring of kSlots stages takes slot i % kSlots in barrier phase
-// (i / kSlots) % 2.
-template <int kSlots>
-__device__ __forceinline__ int bwd_slot(int i) {
-  return i % kSlots;
-}
-template <int kSlots>
-__device__ __forceinline__ std::uint32_t bwd_phase(int i) {
-  return static_cast<std::uint32_t>(i / kSlots) & 1u;
-}
-
 // Where the CTA sits: its key block, KV head and batch, and the query blocks it visits (the same
 // range for every query head of the group; under the causal mask from the block holding row
 // n0 - diag on).
@@ -143,8 +132,8 @@ __device__ __forceinline__ void produce_bwd(const Fa3BwdArgs& a, const BwdSmem<T
                       blk.b);
   }
   for (int it = 0; it < blk.iterations; ++it) {
-    const int st = bwd_slot<Traits::kStages>(it);
-    sm90::mbar_wait(sm.empty(st), bwd_phase<Traits::kStages>(it) ^ 1u);
+    const int st = sm90::ring_slot<Traits::kStages>(it);
+    sm90::mbar_wait(sm.empty(st), sm90::ring_phase<Traits::kStages>(it) ^ 1u);
     const int h = blk.head(it);
     const int m0 = blk.m0(it, kBM);
     sm90::mbar_arrive_expect_tx(sm.full(st), 2 * Traits::kQBytes);
@@ -168,7 +157,7 @@ __device__ __forceinline__ void load_stats(const Fa3BwdArgs& a, const BwdSmem<Tr
   constexpr int kBM = Traits::kBlockM;
   static_assert(2 * kBM == 128, "one statistic per thread of a warpgroup");
   const AttnParams& f = a.p.fwd;
-  const int st = bwd_slot<Traits::kStages>(it);
+  const int st = sm90::ring_slot<Traits::kStages>(it);
   const int m0 = blk.m0(it, kBM);
   const int r = in_wg % kBM;
   const bool lse = in_wg < kBM;
@@ -256,12 +245,12 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
     if (cwg == 0 && it + 1 < blk.iterations) load_stats(args, sm, blk, it + 1, in_wg);
     const int h = blk.head(it);
     const int m0 = blk.m0(it, kBM);
-    const int st = bwd_slot<Traits::kStages>(it);
+    const int st = sm90::ring_slot<Traits::kStages>(it);
     const std::uint32_t s_q = sm.q(st);
     const std::uint32_t s_do = sm.d_o(st);
     const float* s_lse = reinterpret_cast<const float*>(smem_base + (sm.lse(st) - sm.base));
     const float* s_di = reinterpret_cast<const float*>(smem_base + (sm.d_i(st) - sm.base));
-    sm90::mbar_wait(sm.full(st), bwd_phase<Traits::kStages>(it));
+    sm90::mbar_wait(sm.full(st), sm90::ring_phase<Traits::kStages>(it));
 
     float s[kSAcc];
     float dp[kSAcc];

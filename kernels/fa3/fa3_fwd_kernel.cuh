@@ -78,24 +78,14 @@ struct FwdTile {
   int q_iter = 0;
 };
 
-// The i-th use of a ring of kSlots buffers (K/V stages, Q buffers), each with a full and an
-// empty barrier, takes slot i % kSlots in barrier phase (i / kSlots) % 2.
-template <int kSlots>
-__device__ __forceinline__ int ring_slot(int i) {
-  return i % kSlots;
-}
-template <int kSlots>
-__device__ __forceinline__ std::uint32_t ring_phase(int i) {
-  return static_cast<std::uint32_t>(i / kSlots) & 1u;
-}
 // The i-th key tile of the walk, and the CTA's q_iter-th tile's Q.
 template <typename Traits>
 __device__ __forceinline__ int stage_of(int i) {
-  return ring_slot<Traits::kStages>(i);
+  return sm90::ring_slot<Traits::kStages>(i);
 }
 template <typename Traits>
 __device__ __forceinline__ std::uint32_t phase_of(int i) {
-  return ring_phase<Traits::kStages>(i);
+  return sm90::ring_phase<Traits::kStages>(i);
 }
 
 // The producer's one thread: Q, then K and V of every visited tile as stages free up.
@@ -113,18 +103,15 @@ __device__ __forceinline__ void produce(const Fa3FwdArgs& a, const FwdSmem<Trait
   auto load_tile = [](std::uint32_t dst, const CUtensorMap* map, std::uint32_t full, int rows,
                       int bytes, int row0, int head, int batch) {
     sm90::mbar_arrive_expect_tx(full, bytes);
-#pragma unroll
-    for (int c = 0; c < kCols; ++c) {
-      sm90::tma_load_4d(dst + c * rows * 128, map, full, 64 * c, row0, head, batch);
-    }
+    sm90::tma_load_tile_4d<kCols>(dst, map, full, rows, row0, head, batch);
   };
   // Q once the consumers are done with the buffer's last tile (its S products and the epilogue
   // that stages O in its place); the first K and V tiles go before it, as their stages free
   // earlier.
   auto load_q = [&] {
-    const int qb = ring_slot<Traits::kQBuffers>(tile.q_iter);
+    const int qb = sm90::ring_slot<Traits::kQBuffers>(tile.q_iter);
     if (tile.q_iter >= Traits::kQBuffers)
-      sm90::mbar_wait(sm.q_empty(qb), ring_phase<Traits::kQBuffers>(tile.q_iter) ^ 1u);
+      sm90::mbar_wait(sm.q_empty(qb), sm90::ring_phase<Traits::kQBuffers>(tile.q_iter) ^ 1u);
     load_tile(sm.q(qb), &a.q, sm.q_full(qb), kBM, Traits::kQBytes, tile.q_row0 + tile.m0, tile.h,
               tile.map_b);
   };
@@ -277,9 +264,9 @@ struct Consumer {
     for (int e = 0; e < kOAcc; ++e) acc_o[e] = 0.f;
     corr[0] = corr[1] = 1.f;
     // Q of every tile lands, an empty one's too: the staged epilogue writes O where Q was.
-    const int qb = ring_slot<Traits::kQBuffers>(tile.q_iter);
+    const int qb = sm90::ring_slot<Traits::kQBuffers>(tile.q_iter);
     q_tile = sm.q(qb);
-    sm90::mbar_wait(sm.q_full(qb), ring_phase<Traits::kQBuffers>(tile.q_iter));
+    sm90::mbar_wait(sm.q_full(qb), sm90::ring_phase<Traits::kQBuffers>(tile.q_iter));
     if (tile.n_blocks > 0) {
       // The first consumer takes the first turn.
       if (is_last_consumer()) pass_turn();

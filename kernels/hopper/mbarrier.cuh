@@ -60,5 +60,16 @@ __device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parit
   }
 }
 
+// The i-th use of a ring of kSlots buffers, each with a full and an empty barrier, takes slot
+// i % kSlots in barrier phase (i / kSlots) % 2.
+template <int kSlots>
+__device__ __forceinline__ int ring_slot(int i) {
+  return i % kSlots;
+}
+template <int kSlots>
+__device__ __forceinline__ std::uint32_t ring_phase(int i) {
+  return static_cast<std::uint32_t>(i / kSlots) & 1u;
+}
+
 }  // namespace sm90
 }  // namespace fa2b

@@ -27,6 +27,17 @@ __device__ __forceinline__ void tma_load_4d(std::uint32_t dst, const CUtensorMap
       : "memory");
 }
 
+// A tile of kCols 64-column boxes by `rows` rows at row0 (coordinates c2, c3 above it) into
+// `dst`, the boxes side by side in the 128-byte swizzled layout (rows x 128 bytes each), all
+// completing on `bar`.
+template <int kCols>
+__device__ __forceinline__ void tma_load_tile_4d(std::uint32_t dst, const CUtensorMap* map,
+                                                 std::uint32_t bar, int rows, int row0, int c2,
+                                                 int c3) {
+#pragma unroll
+  for (int c = 0; c < kCols; ++c) tma_load_4d(dst + c * rows * 128, map, bar, 64 * c, row0, c2, c3);
+}
+
 // Adds the box at `src` into the tensor at coordinates (c0 innermost .. c3) of a rank-4 map,
 // element by element in global memory (the copy engine does the read-modify-write); elements
 // outside the tensor are skipped. Completes asynchronously, tracked by bulk groups.
