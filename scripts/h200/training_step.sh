@@ -22,9 +22,11 @@ PYTHONUNBUFFERED=1 python3 scripts/torch_train_step.py --config "$config" --fa2b
   > "$dir/torch_train_step.log" 2>&1
 echo "torch: exit $? in $(( $(date +%s) - start ))s"
 # The compare tables of the issue, from the two files of this one call.
-# A pair only where both backends ran (TORCH_BACKENDS may leave PyTorch's cuDNN out).
-for pair in fa2=torch-flash cudnn=torch-cudnn; do
+# A pair only where both backends ran (TORCH_BACKENDS may leave PyTorch's cuDNN out, and the
+# config may have no fa3).
+for pair in fa2=torch-flash fa3=torch-flash cudnn=torch-cudnn; do
   grep -q "\"backend\": *\"${pair#*=}\"" "$dir/torch_train_step.json" || continue
+  grep -q "\"backend\": *\"${pair%%=*}\"" "$dir/ours/results.json" || continue
   $bin compare "$dir/torch_train_step.json" "$dir/ours/results.json" --pair "$pair" --format md \
     > "$dir/compare_${pair%%=*}_vs_${pair#*=}.md" 2> "$dir/compare_${pair%%=*}.stderr"
   echo "compare $pair: exit $?"
