@@ -18,8 +18,9 @@ constexpr bool fa3_bwd_head_dim_supported(int d) {
   return head_dim_listed(Fa3BwdHeadDims{}, d);
 }
 
-// Q, dO, LSE and D_i of a query block stream through kStages stages, each handed from the
-// producer to the consumers by a full mbarrier and back by an empty one. dSᵀ is double-buffered
+// Q, dO (from the producer) and LSE, D_i (from the first consumer warpgroup, one block ahead)
+// of a query block stream through kStages stages, each handed to the consumers by a full
+// mbarrier and back to the producer by an empty one. dSᵀ is double-buffered
 // so that one warpgroup may write the next block's while the other still reads this one's for
 // dQ. Each warpgroup leaves its dQ slice in shared memory (fp32, double-buffered) and one of its
 // threads adds it to the global accumulator through the copy engine.
