@@ -2,7 +2,8 @@
 // fa3 (Hopper, wgmma) backward kernel against the float64 reference (bwd_reference.h), on the
 // shapes of the fa2 backward test: every (dtype, D) at T = 1, 17, 1000 causal and not; T =
 // 4097; T_q != T_k both ways; bshd; grouped-query heads. O and LSE come from the fa3 forward;
-// dQ, dK, dV and the workspace are poisoned with NaN bytes first. Skips without an sm_90 GPU
+// dQ, dK, dV and the workspace are poisoned with NaN bytes first. Then the runner's view: both
+// training modes, with the tracked peak against the predicted one. Skips without an sm_90 GPU
 // or without the sm_90a kernels in the build.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -10,10 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "backends/backend.h"
 #include "bwd_reference.h"
 #include "fa3/fa3_bwd.h"
 #include "fa3/fa3_bwd_traits.h"
 #include "fa3/fa3_fwd.h"
+#include "runner/case_runner.h"
+#include "runner/platform.h"
+#include "runner_case.h"
 #include "sm90_available.h"
 
 namespace fa2b {
@@ -67,6 +72,41 @@ TEST_F(Fa3Bwd, BshdLayout) {
 TEST_F(Fa3Bwd, GroupedQueryHeads) {
   for (const Shape& s : bwd_test::gqa_shapes()) {
     if (fa3_bwd_head_dim_supported(s.D)) run_and_check(s);
+  }
+}
+
+// The runner's view of both training modes: the gradients checked and finite, and the tracked
+// peak exactly the planned one (the backward's workspace included), nothing left allocated.
+TEST_F(Fa3Bwd, TrainingModesThroughTheRunnerWithTheExactPeak) {
+  std::string why;
+  auto platform = make_cuda_platform(0, 0, &why);
+  ASSERT_NE(platform, nullptr) << why;
+  auto backend = make_backend("fa3");
+  ASSERT_NE(backend, nullptr);
+  std::vector<Case> cases;
+  for (bool causal : {false, true}) {
+    Case c = gpu_runner_case("fa3", 2, 4, 4, 1000, 1000);
+    c.causal = causal;
+    cases.push_back(c);
+    c = gpu_runner_case("fa3", 1, 4, 2, 300, 517);  // GQA, T_q != T_k, bshd
+    c.D = 64, c.dtype = DType::fp16, c.causal = causal, c.layout = Layout::bshd;
+    cases.push_back(c);
+  }
+  for (Case c : cases) {
+    for (Mode m : {Mode::bwd, Mode::fwd_bwd}) {
+      c.mode = m;
+      const CaseResult r = run_case(c, *backend, *platform);
+      ASSERT_EQ(r.status, Status::ok) << c.id() << ": " << r.reason;
+      EXPECT_TRUE(r.accuracy.grads_checked) << c.id();
+      EXPECT_EQ(r.accuracy.grad_nonfinite, 0) << c.id();
+      EXPECT_EQ(r.accuracy.nonfinite, 0) << c.id();
+      const double tol = c.dtype == DType::bf16 ? 2e-2 : 3e-3;  // bwd_reference.h's bounds
+      for (Grad g : kGrads) {
+        EXPECT_LE(r.accuracy.of(g).rel_l2_err, tol) << c.id() << " " << to_string(g);
+      }
+      EXPECT_EQ(r.memory.peak_bytes, r.memory.predicted_bytes) << c.id();
+      EXPECT_EQ(platform->tracker().current_bytes(), 0) << c.id() << " leaked";
+    }
   }
 }
 
