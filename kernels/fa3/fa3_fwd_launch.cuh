@@ -119,8 +119,8 @@ cudaError_t make_fa3_fwd_args(const AttnParams& p, bool snake_balanced, Fa3FwdAr
   a->k = cache.maps[1];
   a->v = cache.maps[2];
   a->o = cache.maps[3];
-  // FA2BENCH_FA3_L2_SECTION=N sets the section size instead, for A/B runs (N >= B * H: one
-  // section, the order without L2 sections).
+  // FA2BENCH_FA3_L2_SECTION=N overrides the section size chosen below, for A/B runs (N >= B * H:
+  // one section, the order without L2 sections).
   static const int forced_section = [] {
     const char* e = std::getenv("FA2BENCH_FA3_L2_SECTION");
     return e != nullptr ? static_cast<int>(std::strtol(e, nullptr, 10)) : 0;
