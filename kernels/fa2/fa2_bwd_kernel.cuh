@@ -52,19 +52,11 @@ __device__ __forceinline__ void red_add2(float* addr, float a, float b) {
 #endif
 }
 
-// One warp per query row: d_sum[row] = sum_d dO[row, d] * O[row, d]; dq_accum[row, :] = 0.
+// sum_d dO[i, d] * O[i, d] of query row i of (b, h), summed over the warp (every lane gets it).
 template <typename T, int kHeadDim>
-__global__ void __launch_bounds__(256)
-    fa2_bwd_preprocess(const AttnBwdParams p, float* dq_accum, float* d_sum) {
+__device__ __forceinline__ float row_dot_do_o(const AttnBwdParams& p, int b, int h, int i,
+                                              int lane) {
   constexpr int kChunks = kHeadDim / 8;
-  const std::int64_t rows = static_cast<std::int64_t>(p.fwd.B) * p.fwd.H * p.fwd.T_q;
-  const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * 8 + threadIdx.x / 32;
-  const int lane = static_cast<int>(threadIdx.x % 32);
-  if (row >= rows) return;
-  const int i = static_cast<int>(row % p.fwd.T_q);
-  const std::int64_t bh = row / p.fwd.T_q;
-  const int h = static_cast<int>(bh % p.fwd.H);
-  const int b = static_cast<int>(bh / p.fwd.H);
   const std::int64_t off =
       b * p.fwd.o_batch_stride + h * p.fwd.o_head_stride + i * p.fwd.o_row_stride;
   float sum = 0.f;
@@ -77,9 +69,31 @@ __global__ void __launch_bounds__(256)
   }
 #pragma unroll
   for (int w = 16; w > 0; w >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, w);
-  if (lane == 0) d_sum[row] = sum;
-  float4* acc = reinterpret_cast<float4*>(dq_accum + row * kHeadDim);
+  return sum;
+}
+
+// Zeroes the kHeadDim fp32 accumulators of one row, the warp's lanes taking 16 bytes each.
+template <int kHeadDim>
+__device__ __forceinline__ void zero_accum_row(float* acc_row, int lane) {
+  float4* acc = reinterpret_cast<float4*>(acc_row);
   for (int c = lane; c < kHeadDim / 4; c += 32) acc[c] = make_float4(0.f, 0.f, 0.f, 0.f);
+}
+
+// One warp per query row: d_sum[row] = sum_d dO[row, d] * O[row, d]; dq_accum[row, :] = 0.
+template <typename T, int kHeadDim>
+__global__ void __launch_bounds__(256)
+    fa2_bwd_preprocess(const AttnBwdParams p, float* dq_accum, float* d_sum) {
+  const std::int64_t rows = static_cast<std::int64_t>(p.fwd.B) * p.fwd.H * p.fwd.T_q;
+  const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * 8 + threadIdx.x / 32;
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  if (row >= rows) return;
+  const int i = static_cast<int>(row % p.fwd.T_q);
+  const std::int64_t bh = row / p.fwd.T_q;
+  const int h = static_cast<int>(bh % p.fwd.H);
+  const int b = static_cast<int>(bh / p.fwd.H);
+  const float sum = row_dot_do_o<T, kHeadDim>(p, b, h, i, lane);
+  if (lane == 0) d_sum[row] = sum;
+  zero_accum_row<kHeadDim>(dq_accum + row * kHeadDim, lane);
 }
 
 // dQ = scale * accumulator, eight elements per thread, in Q's layout.

@@ -35,8 +35,10 @@ bool fa3_bwd_supported(const AttnParams& p, std::string* why) {
 }
 
 std::size_t fa3_bwd_workspace_bytes(const AttnParams& p) {
-  return 4ull * static_cast<std::size_t>(p.B) * static_cast<std::size_t>(p.H) *
-         static_cast<std::size_t>(p.T_q) * (static_cast<std::size_t>(p.D) + 1);
+  const std::size_t heads = static_cast<std::size_t>(p.B) * static_cast<std::size_t>(p.H);
+  return 4ull * heads *
+         (static_cast<std::size_t>(p.T_q) * static_cast<std::size_t>(p.D) +
+          2ull * static_cast<std::size_t>(fa3_bwd_stat_pitch(p.T_q)));
 }
 
 cudaError_t fa3_bwd(const AttnBwdParams& p, void* workspace, cudaStream_t stream) {
@@ -48,10 +50,10 @@ cudaError_t fa3_bwd(const AttnBwdParams& p, void* workspace, cudaStream_t stream
   }
 #if defined(FA2BENCH_HAVE_FA3)
   float* dq_accum = static_cast<float*>(workspace);
-  float* d_sum = dq_accum + static_cast<std::size_t>(p.fwd.B) * p.fwd.H * p.fwd.T_q * p.fwd.D;
+  float* stats = dq_accum + static_cast<std::size_t>(p.fwd.B) * p.fwd.H * p.fwd.T_q * p.fwd.D;
   return FA2_FP16_SWITCH(p.fwd.dtype == KernelDType::bf16, T, [&] {
     return dispatch_head_dim(Fa3BwdHeadDims{}, p.fwd.D, [&](auto kD) {
-      return run_fa3_bwd<T, decltype(kD)::value>(p, dq_accum, d_sum, stream);
+      return run_fa3_bwd<T, decltype(kD)::value>(p, dq_accum, stats, stream);
     });
   });
 #else

@@ -15,8 +15,8 @@ namespace fa2b {
 // True when a compiled instantiation exists for the shape; `why` says otherwise.
 bool fa3_bwd_supported(const AttnParams& p, std::string* why);
 
-// Bytes of device workspace fa3_bwd needs: the fp32 dQ accumulator and the row sums D_i,
-// 4 * B * H * T_q * (D + 1), as fa2's.
+// Bytes of device workspace fa3_bwd needs: the fp32 dQ accumulator (B·H·T_q·D floats), then
+// LSE·log2(e) and the row sums D_i in padded rows (2·B·H·fa3_bwd_stat_pitch(T_q) floats).
 std::size_t fa3_bwd_workspace_bytes(const AttnParams& p);
 
 // Runs the backward on `stream` (workspace: fa3_bwd_workspace_bytes, 16-byte aligned). Reads

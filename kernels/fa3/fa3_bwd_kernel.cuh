@@ -4,9 +4,9 @@
 //
 // One CTA per (key block, KV head, batch). Warpgroup 0 is the producer: one thread loads K and V
 // once by the copy engine, then per query block (of every query head of the KV group) Q and dO
-// into kStages stages handed over through full/empty mbarriers; the warpgroup gives its
-// registers to the consumers, whose first warpgroup copies the rows' LSE and D_i into the same
-// stages by cp.async, one block ahead. Each of the
+// and the rows' LSE and D_i (the preprocessing pass's padded copies) into kStages stages handed
+// over through full/empty mbarriers; the warpgroup gives its registers to the consumers. Each of
+// the
 // two consumer warpgroups owns 64 keys, their dK and dV in registers (grouped-query dK/dV summed
 // on chip). Per query block: Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ (both operands in shared memory),
 // Pᵀ = exp(Sᵀ·scale − LSE) and dSᵀ = Pᵀ ∘ (dPᵀ − D) in registers, dV += Pᵀ·dO and dK += dSᵀ·Q
@@ -25,7 +25,6 @@
 #include <cstdint>
 
 #include "common/attn_params.h"
-#include "common/cp_async.cuh"
 #include "common/mma.cuh"
 #include "fa2/fa2_bwd_kernel.cuh"
 #include "fa2/fa2_tile_io.cuh"
@@ -41,12 +40,14 @@
 namespace fa2b {
 
 // The main kernel's parameter: the backward's tensors, the workspace, and the copy engine's
-// maps of Q, K, V, dO (loads) and of the dQ accumulator (reductions).
+// maps of Q, K, V, dO and the statistics (loads) and of the dQ accumulator (reductions).
 struct Fa3BwdArgs {
   AttnBwdParams p;
-  const float* d_sum;
   CUtensorMap q_map, k_map, v_map, do_map;
   CUtensorMap dq_map;
+  // The preprocessing pass's statistics: B·H rows of LSE·log2(e), then B·H rows of D_i, each
+  // fa3_bwd_stat_pitch(T_q) long, zeros past T_q.
+  CUtensorMap stat_map;
 };
 
 namespace fa3 {
@@ -113,15 +114,18 @@ struct BwdBlock {
   __device__ int m0(int it, int block_m) const { return (m_first + it % m_count) * block_m; }
 };
 
-// The producer warp's lane 0: K and V once, then each query block's Q and dO into the stage its
-// consumers freed, all by the copy engine.
+// The producer warp's lane 0: K and V once, then each query block's Q, dO, LSE and D_i into the
+// stage its consumers freed, all by the copy engine.
 template <typename Traits>
 __device__ __forceinline__ void produce_bwd(const Fa3BwdArgs& a, const BwdSmem<Traits>& sm,
                                             const BwdBlock& blk) {
   constexpr int kBM = Traits::kBlockM;
   constexpr int kBN = Traits::kBlockN;
   constexpr int kCols = Traits::kHeadDim / 64;  // 64-column boxes per tile
+  constexpr int kStatBytes = kBM * 4;           // one block's LSE or D_i
+  const AttnParams& f = a.p.fwd;
   sm90::tma_prefetch_map(&a.q_map);
+  sm90::tma_prefetch_map(&a.stat_map);
   sm90::tma_prefetch_map(&a.do_map);
   sm90::mbar_arrive_expect_tx(sm.kv_full(), 2 * Traits::kKVBytes);
 #pragma unroll
@@ -136,36 +140,16 @@ __device__ __forceinline__ void produce_bwd(const Fa3BwdArgs& a, const BwdSmem<T
     sm90::mbar_wait(sm.empty(st), sm90::ring_phase<Traits::kStages>(it) ^ 1u);
     const int h = blk.head(it);
     const int m0 = blk.m0(it, kBM);
-    sm90::mbar_arrive_expect_tx(sm.full(st), 2 * Traits::kQBytes);
+    sm90::mbar_arrive_expect_tx(sm.full(st), 2 * Traits::kQBytes + 2 * kStatBytes);
 #pragma unroll
     for (int c = 0; c < kCols; ++c) {
       sm90::tma_load_4d(sm.q(st) + c * kBM * 128, &a.q_map, sm.full(st), 64 * c, m0, h, blk.b);
       sm90::tma_load_4d(sm.d_o(st) + c * kBM * 128, &a.do_map, sm.full(st), 64 * c, m0, h, blk.b);
     }
+    const int bh = blk.b * f.H + h;
+    sm90::tma_load_2d(sm.lse(st), &a.stat_map, sm.full(st), m0, bh);
+    sm90::tma_load_2d(sm.d_i(st), &a.stat_map, sm.full(st), m0, f.B * f.H + bh);
   }
-}
-
-// One row's LSE (threads 0..kBlockM-1 of the first consumer warpgroup) or D_i (the next
-// kBlockM) of query block `it`, by cp.async into the block's stage (zeros past T_q), and an
-// arrival on the stage's full barrier once it has landed. The consumers issue these themselves,
-// one block ahead, after the named barrier that ends every consumer's reads of the stage's last
-// block: that barrier, not the empty mbarrier, orders the stage's reuse, so compute-sanitizer's
-// racecheck sees the order.
-template <typename Traits>
-__device__ __forceinline__ void load_stats(const Fa3BwdArgs& a, const BwdSmem<Traits>& sm,
-                                           const BwdBlock& blk, int it, int in_wg) {
-  constexpr int kBM = Traits::kBlockM;
-  static_assert(2 * kBM == 128, "one statistic per thread of a warpgroup");
-  const AttnParams& f = a.p.fwd;
-  const int st = sm90::ring_slot<Traits::kStages>(it);
-  const int m0 = blk.m0(it, kBM);
-  const int r = in_wg % kBM;
-  const bool lse = in_wg < kBM;
-  const bool in = m0 + r < f.T_q;
-  const std::int64_t row =
-      (static_cast<std::int64_t>(blk.b) * f.H + blk.head(it)) * f.T_q + (in ? m0 + r : 0);
-  cp_async_4((lse ? sm.lse(st) : sm.d_i(st)) + 4 * r, (lse ? f.lse : a.d_sum) + row, in);
-  sm90::mbar_arrive_on_cp_async(sm.full(st));
 }
 
 template <typename Traits, typename T, bool kCausal>
@@ -204,8 +188,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
     sm90::mbar_init(sm.kv_full(), 1);
 #pragma unroll
     for (int st = 0; st < Traits::kStages; ++st) {
-      // The producer's transaction arrival and one cp.async arrival per first-consumer thread.
-      sm90::mbar_init(sm.full(st), 1 + 128);
+      sm90::mbar_init(sm.full(st), 1);
       sm90::mbar_init(sm.empty(st), 4 * Traits::kConsumers);  // lane 0 of each consumer warp
     }
     sm90::mbar_fence_init();
@@ -238,11 +221,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
   const float scale_log2 = f.scale * kLog2e;
   const bool issuer = in_wg == 0;
 
-  if (cwg == 0 && blk.iterations > 0) load_stats(args, sm, blk, 0, in_wg);
   if (blk.iterations > 0) sm90::mbar_wait(sm.kv_full(), 0);
   for (int it = 0; it < blk.iterations; ++it) {
-    // Block it + 1's stage was last read in block it - 1, before its named barrier below.
-    if (cwg == 0 && it + 1 < blk.iterations) load_stats(args, sm, blk, it + 1, in_wg);
     const int h = blk.head(it);
     const int m0 = blk.m0(it, kBM);
     const int st = sm90::ring_slot<Traits::kStages>(it);
@@ -276,11 +256,11 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
 #pragma unroll
     for (int j = 0; j < kSAcc / 4; ++j) {
       const int col = j * 8 + col_lane;
-      const float2 lse = *reinterpret_cast<const float2*>(s_lse + col);
+      const float2 lse = *reinterpret_cast<const float2*>(s_lse + col);  // LSE·log2(e)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int i = 4 * j + e;
-        const float lse2 = ((e & 1) ? lse.y : lse.x) * kLog2e;
+        const float lse2 = (e & 1) ? lse.y : lse.x;
         float pv = fa2::fast_exp2(fmaf(s[i], scale_log2, -lse2));
         if (need_mask) {
           const int key = blk.n0 + key_row + ((e & 2) ? 8 : 0);

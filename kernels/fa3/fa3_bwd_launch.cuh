@@ -11,9 +11,9 @@
 #include <type_traits>
 
 #include "common/smem_opt_in.h"
-#include "fa2/fa2_bwd_passes.cuh"
 #include "fa3/fa3_bwd_kernel.cuh"
 #include "fa3/fa3_bwd_launch.h"
+#include "fa3/fa3_bwd_passes.cuh"
 #include "fa3/fa3_bwd_traits.h"
 #include "hopper/tensor_map.h"
 #include "hopper/tensor_map_cache.h"
@@ -21,23 +21,26 @@
 namespace fa2b {
 
 // What the copy engine's maps depend on: the addresses, shapes and strides of Q, K, V and dO,
-// and the dQ accumulator's address (it is contiguous, of Q's shape).
+// and the addresses of the dQ accumulator and of the statistics (contiguous, their shapes
+// follow from Q's).
 struct Fa3BwdMapKey {
   const void* q;
   const void* k;
   const void* v;
   const void* d_o;
   const float* dq_accum;
+  const float* stats;
   int B, H, H_kv, T_q, T_k, D;
   std::int64_t strides[12];
 
-  static Fa3BwdMapKey of(const AttnBwdParams& p, const float* dq_accum) {
+  static Fa3BwdMapKey of(const AttnBwdParams& p, const float* dq_accum, const float* stats) {
     const AttnParams& f = p.fwd;
     return {f.q,
             f.k,
             f.v,
             p.d_o,
             dq_accum,
+            stats,
             f.B,
             f.H,
             f.H_kv,
@@ -49,8 +52,9 @@ struct Fa3BwdMapKey {
              f.o_head_stride, f.o_batch_stride}};
   }
   bool operator==(const Fa3BwdMapKey& o) const {
-    return q == o.q && k == o.k && v == o.v && d_o == o.d_o && dq_accum == o.dq_accum && B == o.B &&
-           H == o.H && H_kv == o.H_kv && T_q == o.T_q && T_k == o.T_k && D == o.D &&
+    return q == o.q && k == o.k && v == o.v && d_o == o.d_o && dq_accum == o.dq_accum &&
+           stats == o.stats && B == o.B && H == o.H && H_kv == o.H_kv && T_q == o.T_q &&
+           T_k == o.T_k && D == o.D &&
            std::equal(std::begin(strides), std::end(strides), std::begin(o.strides));
   }
 };
@@ -58,54 +62,60 @@ struct Fa3BwdMapKey {
 // The kernel's parameter, its maps kept between launches (tensor_map_cache.h). dO has O's
 // strides.
 template <typename Traits, typename T>
-cudaError_t make_fa3_bwd_args(const AttnBwdParams& p, float* dq_accum, const float* d_sum,
+cudaError_t make_fa3_bwd_args(const AttnBwdParams& p, float* dq_accum, const float* stats,
                               Fa3BwdArgs* a) {
   constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
   const AttnParams& f = p.fwd;
-  thread_local sm90::TensorMapCache<Fa3BwdMapKey, 5> cache;
-  const cudaError_t err = cache.get(Fa3BwdMapKey::of(p, dq_accum), [&](CUtensorMap(&maps)[5]) {
-    cudaError_t e =
-        sm90::encode_attn_tensor_map(&maps[0], f.q, kBf16, f.B, f.H, f.T_q, f.D, f.q_row_stride,
-                                     f.q_head_stride, f.q_batch_stride, Traits::kBlockM);
-    if (e == cudaSuccess) {
-      e = sm90::encode_attn_tensor_map(&maps[1], f.k, kBf16, f.B, f.H_kv, f.T_k, f.D,
-                                       f.k_row_stride, f.k_head_stride, f.k_batch_stride,
-                                       Traits::kBlockN);
-    }
-    if (e == cudaSuccess) {
-      e = sm90::encode_attn_tensor_map(&maps[2], f.v, kBf16, f.B, f.H_kv, f.T_k, f.D,
-                                       f.v_row_stride, f.v_head_stride, f.v_batch_stride,
-                                       Traits::kBlockN);
-    }
-    if (e == cudaSuccess) {
-      e = sm90::encode_attn_tensor_map(&maps[3], p.d_o, kBf16, f.B, f.H, f.T_q, f.D, f.o_row_stride,
-                                       f.o_head_stride, f.o_batch_stride, Traits::kBlockM);
-    }
-    if (e == cudaSuccess) {
-      e = sm90::encode_f32_accum_map(&maps[4], dq_accum, f.B, f.H, f.T_q, f.D, Traits::kBlockM);
-    }
-    return e;
-  });
+  thread_local sm90::TensorMapCache<Fa3BwdMapKey, 6> cache;
+  const cudaError_t err =
+      cache.get(Fa3BwdMapKey::of(p, dq_accum, stats), [&](CUtensorMap(&maps)[6]) {
+        cudaError_t e =
+            sm90::encode_attn_tensor_map(&maps[0], f.q, kBf16, f.B, f.H, f.T_q, f.D, f.q_row_stride,
+                                         f.q_head_stride, f.q_batch_stride, Traits::kBlockM);
+        if (e == cudaSuccess) {
+          e = sm90::encode_attn_tensor_map(&maps[1], f.k, kBf16, f.B, f.H_kv, f.T_k, f.D,
+                                           f.k_row_stride, f.k_head_stride, f.k_batch_stride,
+                                           Traits::kBlockN);
+        }
+        if (e == cudaSuccess) {
+          e = sm90::encode_attn_tensor_map(&maps[2], f.v, kBf16, f.B, f.H_kv, f.T_k, f.D,
+                                           f.v_row_stride, f.v_head_stride, f.v_batch_stride,
+                                           Traits::kBlockN);
+        }
+        if (e == cudaSuccess) {
+          e = sm90::encode_attn_tensor_map(&maps[3], p.d_o, kBf16, f.B, f.H, f.T_q, f.D,
+                                           f.o_row_stride, f.o_head_stride, f.o_batch_stride,
+                                           Traits::kBlockM);
+        }
+        if (e == cudaSuccess) {
+          e = sm90::encode_f32_accum_map(&maps[4], dq_accum, f.B, f.H, f.T_q, f.D, Traits::kBlockM);
+        }
+        if (e == cudaSuccess) {
+          e = sm90::encode_f32_rows_map(&maps[5], stats, 2 * static_cast<std::int64_t>(f.B) * f.H,
+                                        fa3_bwd_stat_pitch(f.T_q), Traits::kBlockM);
+        }
+        return e;
+      });
   if (err != cudaSuccess) return err;
   a->p = p;
-  a->d_sum = d_sum;
   a->q_map = cache.maps[0];
   a->k_map = cache.maps[1];
   a->v_map = cache.maps[2];
   a->do_map = cache.maps[3];
   a->dq_map = cache.maps[4];
+  a->stat_map = cache.maps[5];
   return cudaSuccess;
 }
 
 template <typename Traits, typename T, bool kCausal>
-cudaError_t launch_fa3_bwd_main(const AttnBwdParams& p, float* dq_accum, const float* d_sum,
+cudaError_t launch_fa3_bwd_main(const AttnBwdParams& p, float* dq_accum, const float* stats,
                                 cudaStream_t stream) {
   auto kernel = &fa3::fa3_bwd_kernel<Traits, T, kCausal>;
   const cudaError_t attr_err =
       opt_in_dynamic_smem(reinterpret_cast<const void*>(kernel), Traits::kSmemBytes);
   if (attr_err != cudaSuccess) return attr_err;
   Fa3BwdArgs args;
-  const cudaError_t map_err = make_fa3_bwd_args<Traits, T>(p, dq_accum, d_sum, &args);
+  const cudaError_t map_err = make_fa3_bwd_args<Traits, T>(p, dq_accum, stats, &args);
   if (map_err != cudaSuccess) return map_err;
   const dim3 grid(static_cast<unsigned>((p.fwd.T_k + Traits::kBlockN - 1) / Traits::kBlockN),
                   static_cast<unsigned>(p.fwd.H_kv), static_cast<unsigned>(p.fwd.B));
@@ -113,13 +123,17 @@ cudaError_t launch_fa3_bwd_main(const AttnBwdParams& p, float* dq_accum, const f
   return cudaGetLastError();
 }
 
+// `stats`: the padded LSE·log2(e) rows, then the padded D_i rows (fa3_bwd.h's workspace).
 template <typename T, int kHeadDim>
-cudaError_t run_fa3_bwd(const AttnBwdParams& p, float* dq_accum, float* d_sum,
+cudaError_t run_fa3_bwd(const AttnBwdParams& p, float* dq_accum, float* stats,
                         cudaStream_t stream) {
   using Traits = Fa3BwdTraits<kHeadDim>;
-  return run_bwd_passes<T, kHeadDim>(p, dq_accum, d_sum, stream, [&] {
-    return p.fwd.causal ? launch_fa3_bwd_main<Traits, T, true>(p, dq_accum, d_sum, stream)
-                        : launch_fa3_bwd_main<Traits, T, false>(p, dq_accum, d_sum, stream);
+  float* lse_log2 = stats;
+  float* d_sum =
+      stats + static_cast<std::size_t>(p.fwd.B) * p.fwd.H * fa3_bwd_stat_pitch(p.fwd.T_q);
+  return run_fa3_bwd_passes<T, kHeadDim>(p, dq_accum, lse_log2, d_sum, stream, [&] {
+    return p.fwd.causal ? launch_fa3_bwd_main<Traits, T, true>(p, dq_accum, stats, stream)
+                        : launch_fa3_bwd_main<Traits, T, false>(p, dq_accum, stats, stream);
   });
 }
 

@@ -8,7 +8,8 @@
 
 namespace fa2b {
 
+// `stats`: the workspace past the dQ accumulator (fa3_bwd.h).
 template <typename T, int kHeadDim>
-cudaError_t run_fa3_bwd(const AttnBwdParams& p, float* dq_accum, float* d_sum, cudaStream_t stream);
+cudaError_t run_fa3_bwd(const AttnBwdParams& p, float* dq_accum, float* stats, cudaStream_t stream);
 
 }  // namespace fa2b

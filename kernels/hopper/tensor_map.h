@@ -72,5 +72,23 @@ inline cudaError_t encode_f32_accum_map(CUtensorMap* map, float* base, int B, in
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
+// The map of fp32 rows [rows, cols] (contiguous; cols a multiple of 4, so rows start on 16
+// bytes) read in unswizzled boxes of `box_cols` columns of one row: the fa3 backward's padded
+// LSE and D_i rows, which its consumers read by thread (ld.shared), not by wgmma.
+inline cudaError_t encode_f32_rows_map(CUtensorMap* map, const float* base, std::int64_t rows,
+                                       int cols, int box_cols) {
+  const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
+  if (encode == nullptr) return cudaErrorNotSupported;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * 4};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), 1};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult r =
+      encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims, strides, box,
+             element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
 }  // namespace sm90
 }  // namespace fa2b

@@ -38,6 +38,16 @@ __device__ __forceinline__ void tma_load_tile_4d(std::uint32_t dst, const CUtens
   for (int c = 0; c < kCols; ++c) tma_load_4d(dst + c * rows * 128, map, bar, 64 * c, row0, c2, c3);
 }
 
+// Box at coordinates (c0 innermost, c1) of a rank-2 map into `dst`, completing on `bar`.
+__device__ __forceinline__ void tma_load_2d(std::uint32_t dst, const CUtensorMap* map,
+                                            std::uint32_t bar, int c0, int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar)
+      : "memory");
+}
+
 // Adds the box at `src` into the tensor at coordinates (c0 innermost .. c3) of a rank-4 map,
 // element by element in global memory (the copy engine does the read-modify-write); elements
 // outside the tensor are skipped. Completes asynchronously, tracked by bulk groups.

@@ -21,6 +21,12 @@ std::vector<Mode> all_modes() {
 std::int64_t fa2_backward_workspace(const Case& c) {
   return 4 * c.B * c.H * c.T_q * (c.D + 1);
 }
+// fa3: its float32 dQ accumulator, then LSE·log2(e) and the row sums in rows padded to whole
+// 64-query blocks, 4*B*H*(T_q*D + 2*pitch) (kernels/fa3/fa3_bwd.h, fa3_bwd_stat_pitch).
+std::int64_t fa3_backward_workspace(const Case& c) {
+  const std::int64_t pitch = (c.T_q + 63) / 64 * 64;
+  return 4 * c.B * c.H * (c.T_q * c.D + 2 * pitch);
+}
 // The CUDA naive backward keeps dP (float32) and dS (input dtype) beside the forward's S and P,
 // padded as its S and P are (kernels/naive/naive_bwd.h).
 std::int64_t naive_backward_workspace(const Case& c) {
@@ -116,8 +122,10 @@ std::deque<BackendEntry> built_in_entries() {
                     "`kernels/fa2/inst/fa2_fwd_dev_variants.cu`, which need a build with "
                     "-DFA2BENCH_DEV_KERNELS=ON; what `fa2bench tune` runs"));
   e.back().variants = true;
-  e.push_back(entry("fa3", D::cuda, "cpu-flash", S::streams, fa2_backward_workspace,
-                    "fp32 dQ accumulator and row sums, 4*B*H*T_q*(D+1)", all_modes(),
+  e.push_back(entry("fa3", D::cuda, "cpu-flash", S::streams, fa3_backward_workspace,
+                    "fp32 dQ accumulator, LSE and row sums in 64-row blocks, "
+                    "4*B*H*(T_q*D + 2*ceil64(T_q))",
+                    all_modes(),
                     "our Hopper attention (sm_90 GPUs only): the FlashAttention-2 algorithm on "
                     "warpgroup MMA (`wgmma`, sm_90a), one warpgroup per 64 query (forward) or "
                     "key (backward) rows, tiles in the 128-byte swizzled layout wgmma reads, P "

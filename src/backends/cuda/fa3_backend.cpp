@@ -32,7 +32,8 @@ class Fa3CudaBackend final : public Backend {
   }
 
   // The forward keeps only O and LSE (and a packed batch's offsets); the backward's fp32 dQ
-  // accumulator and row sums are its whole workspace, tracked like every buffer.
+  // accumulator and its padded copies of the LSE and row sums are its whole workspace, tracked
+  // like every buffer.
   void prepare(const Case& c, const AttnParams& p, MemoryTracker& tracker) override {
     varlen_.prepare(c, tracker);  // packed only (the catalog)
     if (runs_backward(c.mode)) {
