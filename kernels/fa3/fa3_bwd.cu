@@ -28,6 +28,9 @@ bool fa3_bwd_supported(const AttnParams& p, std::string* why) {
                                  " is not supported by the fa3 backward (supported: " +
                                  head_dims_text(Fa3BwdHeadDims{}) + ")");
   }
+  if (p.cu_seqlens_q != nullptr) {
+    return support_fail(why, "fa3 has no variable-length backward (dense batches only)");
+  }
   if (p.H_kv > 65535 || p.B > 65535) {
     return support_fail(why, "fa3 backward needs B and H_kv <= 65535 (grid y and z)");
   }

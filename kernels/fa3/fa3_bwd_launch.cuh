@@ -15,6 +15,7 @@
 #include "fa3/fa3_bwd_launch.h"
 #include "fa3/fa3_bwd_passes.cuh"
 #include "fa3/fa3_bwd_traits.h"
+#include "fa3/fa3_maps.h"
 #include "hopper/tensor_map.h"
 #include "hopper/tensor_map_cache.h"
 
@@ -69,19 +70,9 @@ cudaError_t make_fa3_bwd_args(const AttnBwdParams& p, float* dq_accum, const flo
   thread_local sm90::TensorMapCache<Fa3BwdMapKey, 6> cache;
   const cudaError_t err =
       cache.get(Fa3BwdMapKey::of(p, dq_accum, stats), [&](CUtensorMap(&maps)[6]) {
-        cudaError_t e =
-            sm90::encode_attn_tensor_map(&maps[0], f.q, kBf16, f.B, f.H, f.T_q, f.D, f.q_row_stride,
-                                         f.q_head_stride, f.q_batch_stride, Traits::kBlockM);
-        if (e == cudaSuccess) {
-          e = sm90::encode_attn_tensor_map(&maps[1], f.k, kBf16, f.B, f.H_kv, f.T_k, f.D,
-                                           f.k_row_stride, f.k_head_stride, f.k_batch_stride,
-                                           Traits::kBlockN);
-        }
-        if (e == cudaSuccess) {
-          e = sm90::encode_attn_tensor_map(&maps[2], f.v, kBf16, f.B, f.H_kv, f.T_k, f.D,
-                                           f.v_row_stride, f.v_head_stride, f.v_batch_stride,
-                                           Traits::kBlockN);
-        }
+        // Dense batches only (fa3_bwd_supported): the maps span the case's own rows.
+        cudaError_t e = encode_fa3_qkv_maps(maps, f, Fa3MapRows::of(f), kBf16, Traits::kBlockM,
+                                            Traits::kBlockN);
         if (e == cudaSuccess) {
           e = sm90::encode_attn_tensor_map(&maps[3], p.d_o, kBf16, f.B, f.H, f.T_q, f.D,
                                            f.o_row_stride, f.o_head_stride, f.o_batch_stride,

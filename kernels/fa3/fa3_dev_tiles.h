@@ -38,7 +38,8 @@ template <> struct Fa3DevTiles<64> {
                            Fa3FwdTile<64,  128, 2,     3,        true,  true,  true,  2>,
                            Fa3FwdTile<64,  128, 2,     2,        true,  true,  true,  2>,
                            Fa3FwdTile<64,  64,  2,     3,        true,  true,  true,  2>,
-                           Fa3FwdTile<64,  128, 2,     3,        true,  true,  true,  2, true>>;
+                           Fa3FwdTile<64,  128, 2,     3,        true,  true,  true,  2, true>,
+                           Fa3FwdTile<64,  128, 2,     2,        true,  true,  true,  2, true>>;
 };
 template <> struct Fa3DevTiles<128> {
   using List = Fa3TileList<Fa3FwdTile<128, 128, 2,     2>,
@@ -68,7 +69,8 @@ template <> struct Fa3DevTiles<256> {
                            Fa3FwdTile<256, 64,  2,     2,        true,  true,  true>,
                            Fa3FwdTile<256, 32,  2,     2,        true,  true,  true,  2>,
                            Fa3FwdTile<256, 32,  3,     2,        true,  true,  true,  2>,
-                           Fa3FwdTile<256, 80,  2,     2,        true,  true,  false, 1, true>>;
+                           Fa3FwdTile<256, 80,  2,     2,        true,  true,  false, 1, true>,
+                           Fa3FwdTile<256, 64,  2,     2,        true,  true,  false, 1, true>>;
 };
 // clang-format on
 

@@ -17,41 +17,12 @@
 #include "fa3/fa3_fwd_args.h"
 #include "fa3/fa3_fwd_kernel.cuh"
 #include "fa3/fa3_fwd_launch.h"
+#include "fa3/fa3_maps.h"
 #include "fa3/fa3_traits.h"
 #include "hopper/tensor_map.h"
 #include "hopper/tensor_map_cache.h"
 
 namespace fa2b {
-
-// The batches, rows and batch strides of the copy engine's maps: the case's, or for a packed
-// batch one batch of all its tokens (its batch stride, never stepped, spans the whole tensor).
-struct Fa3MapRows {
-  int B, T_q, T_k;
-  std::int64_t q_batch_stride, k_batch_stride, v_batch_stride, o_batch_stride;
-
-  static Fa3MapRows of(const AttnParams& p) {
-    if (p.cu_seqlens_q == nullptr) {
-      return {p.B,
-              p.T_q,
-              p.T_k,
-              p.q_batch_stride,
-              p.k_batch_stride,
-              p.v_batch_stride,
-              p.o_batch_stride};
-    }
-    const auto whole = [](std::int64_t rows, std::int64_t row_stride, std::int64_t heads,
-                          std::int64_t head_stride) {
-      return std::max(rows * row_stride, heads * head_stride);
-    };
-    return {1,
-            p.total_q,
-            p.total_k,
-            whole(p.total_q, p.q_row_stride, p.H, p.q_head_stride),
-            whole(p.total_k, p.k_row_stride, p.H_kv, p.k_head_stride),
-            whole(p.total_k, p.v_row_stride, p.H_kv, p.v_head_stride),
-            whole(p.total_q, p.o_row_stride, p.H, p.o_head_stride)};
-  }
-};
 
 // What the copy engine's maps of Q, K, V and O depend on: their addresses, shapes and strides.
 struct Fa3MapKey {
@@ -94,19 +65,7 @@ cudaError_t make_fa3_fwd_args(const AttnParams& p, bool snake_balanced, Fa3FwdAr
   thread_local sm90::TensorMapCache<Fa3MapKey, 4> cache;
   const Fa3MapRows m = Fa3MapRows::of(p);
   const cudaError_t err = cache.get(Fa3MapKey::of(p, m), [&](CUtensorMap(&maps)[4]) {
-    cudaError_t e =
-        sm90::encode_attn_tensor_map(&maps[0], p.q, kBf16, m.B, p.H, m.T_q, p.D, p.q_row_stride,
-                                     p.q_head_stride, m.q_batch_stride, Traits::kBlockM);
-    if (e == cudaSuccess) {
-      e = sm90::encode_attn_tensor_map(&maps[1], p.k, kBf16, m.B, p.H_kv, m.T_k, p.D,
-                                       p.k_row_stride, p.k_head_stride, m.k_batch_stride,
-                                       Traits::kBlockN);
-    }
-    if (e == cudaSuccess) {
-      e = sm90::encode_attn_tensor_map(&maps[2], p.v, kBf16, m.B, p.H_kv, m.T_k, p.D,
-                                       p.v_row_stride, p.v_head_stride, m.v_batch_stride,
-                                       Traits::kBlockN);
-    }
+    cudaError_t e = encode_fa3_qkv_maps(maps, p, m, kBf16, Traits::kBlockM, Traits::kBlockN);
     if (Traits::kTmaStore && e == cudaSuccess) {
       e = sm90::encode_attn_tensor_map(&maps[3], p.o, kBf16, m.B, p.H, m.T_q, p.D, p.o_row_stride,
                                        p.o_head_stride, m.o_batch_stride, 64);

@@ -126,6 +126,14 @@ TEST(Fa3BwdSupport, Rules) {
   EXPECT_FALSE(fa3_bwd_supported(p, &why));
   EXPECT_NE(why.find("fa3 backward (supported: 64, 128)"), std::string::npos) << why;
   p.D = 128;
+  // A packed batch the forward runs: the backward refuses it (its maps span dense rows only).
+  const int cu_seqlens[2] = {0, 1};
+  p.cu_seqlens_q = p.cu_seqlens_k = cu_seqlens;
+  p.total_q = p.total_k = 1;
+  EXPECT_TRUE(fa3_fwd_supported(p, &why)) << why;
+  EXPECT_FALSE(fa3_bwd_supported(p, &why));
+  EXPECT_NE(why.find("no variable-length backward"), std::string::npos) << why;
+  p.cu_seqlens_q = p.cu_seqlens_k = nullptr;
   p.H = p.H_kv = 70000;
   EXPECT_FALSE(fa3_bwd_supported(p, &why));
   EXPECT_NE(why.find("H_kv"), std::string::npos) << why;
