@@ -5,17 +5,16 @@
 // One CTA per (key block, KV head, batch). Warpgroup 0 is the producer: one thread loads K and V
 // once by the copy engine, then per query block (of every query head of the KV group) Q and dO
 // and the rows' LSE and D_i (the preprocessing pass's padded copies) into kStages stages handed
-// over through full/empty mbarriers; the warpgroup gives its registers to the consumers. Each of
-// the
-// two consumer warpgroups owns 64 keys, their dK and dV in registers (grouped-query dK/dV summed
-// on chip). Per query block: Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ (both operands in shared memory),
-// Pᵀ = exp(Sᵀ·scale − LSE) and dSᵀ = Pᵀ ∘ (dPᵀ − D) in registers, dV += Pᵀ·dO and dK += dSᵀ·Q
-// with Pᵀ and dSᵀ as register A operands (dO and Q read MN-major), dSᵀ to shared memory (double
-// buffered; the consumers meet on a named barrier once both halves are there), then
-// dQ = dS·K (dS read MN-major from dSᵀ) added into the fp32 accumulator by the copy engine from
-// shared memory (each warpgroup's slice, one thread issuing). Sᵀ and dPᵀ are waited for one at
-// a time, so the exponentials overlap dPᵀ. The pre- and post-passes are fa2's (D_i and the
-// zeroed accumulator; scale · accumulator → dQ).
+// over through full/empty mbarriers; the warpgroup gives its registers to the consumers. Each
+// of the two consumer warpgroups owns 64 keys, their dK and dV in registers (grouped-query dK/dV
+// summed on chip). Per query block: Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ (both operands in shared memory), Pᵀ
+// = exp(Sᵀ·scale − LSE) and dSᵀ = Pᵀ ∘ (dPᵀ − D) in registers, dV += Pᵀ·dO and dK += dSᵀ·Q with Pᵀ
+// and dSᵀ as register A operands (dO and Q read MN-major), dSᵀ to shared memory (double buffered;
+// the consumers meet on a named barrier once both halves are there), then dQ = dS·K (dS read
+// MN-major from dSᵀ) added into the fp32 accumulator by the copy engine from shared memory (each
+// warpgroup's slice, one thread issuing). Sᵀ and dPᵀ are waited for one at a time, so the
+// exponentials overlap dPᵀ. The pre-pass is fa3's own (fa3_bwd_passes.cuh: D_i, LSE·log2(e), the
+// zeroed accumulator); the post-pass is fa2's (scale · accumulator → dQ).
 #pragma once
 
 #include <cuda_bf16.h>

@@ -23,18 +23,18 @@ constexpr bool fa3_bwd_head_dim_supported(int d) {
 constexpr int kFa3BwdBlockM = 64;
 
 // The row pitch of the padded LSE and D_i copies the preprocessing pass writes (T_q rounded up
-// to whole query blocks), so that the copy engine loads a block's 64 values from a 256-byte
-// aligned address for any T_q.
+// to whole query blocks): every query block's 64 values lie inside its row (zeros past T_q), and
+// rows start on the 16-byte multiples the copy engine's map needs, for any T_q.
 FA2B_HD constexpr int fa3_bwd_stat_pitch(int T_q) {
   return (T_q + kFa3BwdBlockM - 1) / kFa3BwdBlockM * kFa3BwdBlockM;
 }
 
 // Q, dO, LSE and D_i of a query block stream through kStages stages, all loaded by the copy
 // engine, each handed to the consumers by a full mbarrier and back to the producer by an empty
-// one. dSᵀ is double-buffered
-// so that one warpgroup may write the next block's while the other still reads this one's for
-// dQ. Each warpgroup leaves its dQ slice in shared memory (fp32, double-buffered) and one of its
-// threads adds it to the global accumulator through the copy engine.
+// one. dSᵀ is double-buffered so that one warpgroup may write the next block's while the other
+// still reads this one's for dQ. Each warpgroup leaves its dQ slice in shared memory (fp32,
+// double-buffered) and one of its threads adds it to the global accumulator through the copy
+// engine.
 template <int kD>
 struct Fa3BwdTraits {
   static constexpr int kHeadDim = kD;
