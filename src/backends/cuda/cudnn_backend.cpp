@@ -20,6 +20,17 @@
 namespace fa2b {
 namespace {
 
+// What this backend refuses before loading cuDNN: the refusal is ours, whatever library this
+// machine has.
+Support refusals_before_loading(const Case& c, const TargetInfo& t) {
+  if (!t.cuda) return Support::no("cudnn needs the cuda target");
+  return no_window_support(
+      c, "cudnn",
+      "our graphs (cudnn/sdpa_graph.cpp, sdpa_bwd_graph.cpp) build the causal mask only; "
+      "cuDNN's SDPA takes a sliding window (cudnn-frontend's diagonal band left bound) but this "
+      "backend does not build that mask yet");
+}
+
 #if FA2BENCH_HAVE_CUDNN_HEADERS
 // How the forward graph sees the case's batch: dense, padded (padding mask) or packed (ragged
 // offsets).
@@ -55,14 +66,8 @@ class CudnnBackend final : public Backend {
   bool on_device() const override { return true; }
 
   Support supports(const Case& c, const TargetInfo& t) const override {
-    if (!t.cuda) return Support::no("cudnn needs the cuda target");
-    // Before loading cuDNN: the refusal is ours, whatever library this machine has.
-    const Support window = no_window_support(
-        c, name(),
-        "our graphs (cudnn/sdpa_graph.cpp, sdpa_bwd_graph.cpp) build the causal mask only; "
-        "cuDNN's SDPA takes a sliding window (cudnn-frontend's diagonal band left bound) but this "
-        "backend does not build that mask yet");
-    if (!window.ok) return window;
+    const Support ours = refusals_before_loading(c, t);
+    if (!ours.ok) return ours;
     std::string why;
     const CudnnApi* api = cudnn_api(&why);
     if (api == nullptr) return Support::no(fmt::format("cuDNN not found ({})", why));
@@ -286,14 +291,8 @@ class CudnnBackend final : public Backend {
   std::string_view name() const override { return "cudnn"; }
   bool on_device() const override { return true; }
   Support supports(const Case& c, const TargetInfo& t) const override {
-    if (!t.cuda) return Support::no("cudnn needs the cuda target");
-    // Before loading cuDNN: the refusal is ours, whatever library this machine has.
-    const Support window = no_window_support(
-        c, name(),
-        "our graphs (cudnn/sdpa_graph.cpp, sdpa_bwd_graph.cpp) build the causal mask only; "
-        "cuDNN's SDPA takes a sliding window (cudnn-frontend's diagonal band left bound) but this "
-        "backend does not build that mask yet");
-    if (!window.ok) return window;
+    const Support ours = refusals_before_loading(c, t);
+    if (!ours.ok) return ours;
     return Support::no("cuDNN not found (its headers were missing when fa2bench was built)");
   }
   void run(const AttnParams&, void*) override {}
