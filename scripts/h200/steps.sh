@@ -8,6 +8,9 @@
 #   patched_tree PATCH         copies the repository to /tmp/exp and applies PATCH there (an
 #                              experiment built beside HEAD; patch -p1 output in $outdir/patch.log)
 #   build_or_stop [ARGS]       the build step (below)
+#   build_ab PATCH             an A/B pair built side by side: HEAD's fa2bench in /tmp/ba, the
+#                              patched tree's fa2bench and GPU tests in /tmp/bb; stops the call
+#                              when either is missing
 # Keep outdir outside $OUT (e.g. /tmp/cN) and PACK under it: a call returns at most 8 files
 # from $OUT, so an outdir there comes back cut, while the one tar holds everything.
 # Sourcing it also sets up the call's environment: the toolchain and cuDNN (env.sh) and the
@@ -19,6 +22,18 @@ patched_tree() {
   rm -rf /tmp/exp && cp -r "$PWD" /tmp/exp &&
     (cd /tmp/exp && patch -p1 < "$1" > "$outdir/patch.log" 2>&1)
   echo "patch: $?"
+}
+build_ab() {
+  patched_tree "$1"
+  (FA2BENCH_BUILD_DIR=/tmp/ba timeout 220 scripts/h200/build_on_device.sh --target fa2bench \
+    > "$outdir/build_a.log" 2>&1; echo "build_a (HEAD): $?") &
+  (cd /tmp/exp && FA2BENCH_BUILD_DIR=/tmp/bb timeout 230 scripts/h200/build_on_device.sh \
+    --target fa2bench fa2bench_gpu_tests > "$outdir/build_b.log" 2>&1
+    echo "build_b (candidate): $?") &
+  wait
+  echo "builds done at $(($(date +%s) - steps_start))s"
+  [ -x /tmp/ba/fa2bench ] && [ -x /tmp/bb/tests/fa2bench_gpu_tests ] ||
+    { echo "no binaries"; tail -n 5 "$outdir"/build_*.log; pack; exit 1; }
 }
 left() { echo $((budget - ($(date +%s) - steps_start))); }
 pack() {

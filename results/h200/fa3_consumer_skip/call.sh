@@ -16,12 +16,7 @@ set -u
 outdir=/tmp/cs; mkdir -p $outdir; budget=${BUDGET:-540}; PACK=$OUT/consumer_skip.tgz
 source scripts/h200/steps.sh
 k=results/h200/fa3_consumer_skip
-patched_tree $k/consumer_skip.patch
-( FA2BENCH_BUILD_DIR=/tmp/ba timeout 220 scripts/h200/build_on_device.sh --target fa2bench > $outdir/build_a.log 2>&1; echo "build_a (HEAD): $?" ) &
-( cd /tmp/exp && FA2BENCH_BUILD_DIR=/tmp/bb timeout 230 scripts/h200/build_on_device.sh --target fa2bench fa2bench_gpu_tests > $outdir/build_b.log 2>&1; echo "build_b (candidate): $?" ) &
-wait
-echo "builds done at $(($(date +%s) - steps_start))s"
-[ -x /tmp/ba/fa2bench ] && [ -x /tmp/bb/tests/fa2bench_gpu_tests ] || { echo "no binaries"; tail -5 $outdir/build_*.log; pack; exit 1; }
+build_ab $k/consumer_skip.patch
 f='*Fa3Kernel*:*Fa3Fwd*:*Fa3Varlen*'
 ( timeout 100 /tmp/bb/tests/fa2bench_gpu_tests --gtest_filter="$f" --gtest_brief=1 > $outdir/tests_shipped.log 2>&1
   FA2BENCH_FA3_PERSISTENT=1 FA2BENCH_FA3_CTAS=3 FA2BENCH_FA3_L2_SECTION=2 timeout 100 \
