@@ -11,6 +11,10 @@
 #   build_ab PATCH             an A/B pair built side by side: HEAD's fa2bench in /tmp/ba, the
 #                              patched tree's fa2bench and GPU tests in /tmp/bb; stops the call
 #                              when either is missing
+#   ab_rounds N DIR ARGS...    `fa2bench sweep ARGS` with build_ab's HEAD (a) and candidate (b)
+#                              in turn, N rounds, into DIR/{a,b}_R (40 s each, while the budget
+#                              lasts): the interleaved A/B that results/h200/fa3_bwd_v3/ab_table.py
+#                              reads
 # Keep outdir outside $OUT (e.g. /tmp/cN) and PACK under it: a call returns at most 8 files
 # from $OUT, so an outdir there comes back cut, while the one tar holds everything.
 # Sourcing it also sets up the call's environment: the toolchain and cuDNN (env.sh) and the
@@ -34,6 +38,17 @@ build_ab() {
   echo "builds done at $(($(date +%s) - steps_start))s"
   [ -x /tmp/ba/fa2bench ] && [ -x /tmp/bb/tests/fa2bench_gpu_tests ] ||
     { echo "no binaries"; tail -n 5 "$outdir"/build_*.log; pack; exit 1; }
+}
+ab_rounds() {
+  local rounds=$1 dir=$2 r v
+  shift 2
+  for r in $(seq "$rounds"); do
+    for v in a b; do
+      [ "$(left)" -gt 40 ] || return 0
+      timeout 40 /tmp/b$v/fa2bench sweep "$@" --out "$dir/${v}_$r" --quiet > /dev/null 2>&1
+      echo "$(basename "$dir") $v round $r: $? at $(($(date +%s) - steps_start))s"
+    done
+  done
 }
 left() { echo $((budget - ($(date +%s) - steps_start))); }
 pack() {

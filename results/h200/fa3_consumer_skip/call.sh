@@ -43,14 +43,7 @@ if grep -q '^\[  FAILED' $outdir/tests_*.log || ! grep -q '^\[  PASSED' $outdir/
 fi
 fb='^(fa3|cudnn)/(B32-H(32|16|8)-T512|B8-H(32|16|8)-T2048|B2-H(32|16|8)-T8192)-'
 m="--set measure.warmup=2 --set measure.min_samples=5 --set measure.max_samples=12"
-for r in 1 2; do
-  for v in a b; do
-    [ "$(left)" -gt 40 ] || break 2
-    timeout 40 /tmp/b$v/fa2bench sweep --config configs/perf_fwd.json --target cuda --backends fa3 \
-      --filter "$fb" $m --out $outdir/fwd/${v}_$r --quiet > /dev/null 2>&1
-    echo "fwd $v round $r: $? at $(($(date +%s) - steps_start))s"
-  done
-done
+ab_rounds 2 $outdir/fwd --config configs/perf_fwd.json --target cuda --backends fa3 --filter "$fb" $m
 [ "$(left)" -gt 40 ] && timeout 40 /tmp/ba/fa2bench sweep --config configs/perf_fwd.json --target cuda \
   --backends cudnn --filter "$fb" $m --out $outdir/fwd/cudnn --quiet > /dev/null 2>&1
 python3 results/h200/fa3_bwd_v3/ab_table.py $outdir/fwd | tee $outdir/fwd_ab.md
