@@ -11,12 +11,15 @@
 # racecheck, synccheck and memcheck over the forward sweep persistent on 3 CTAs, where the skipping
 # consumers walk many tiles; then perf_fwd's fa3 cases, HEAD and patched interleaved twice, and
 # cuDNN once on the same cases for the ratio.
+# Session 21: PATCH picks the candidate (consumer_skip_uniform.patch: the same skipping, with the
+# warpgroup index broadcast from lane 0 so the step index stays warp-uniform), and ACCEPT=1 adds
+# issue 17's acceptance sweep (perf_fwd.json with fa3, fa2 and cudnn) on the candidate's build.
 # From the repository root with carry=[".carry"]:  bash results/h200/fa3_consumer_skip/call.sh
 set -u
 outdir=/tmp/cs; mkdir -p $outdir; budget=${BUDGET:-540}; PACK=$OUT/consumer_skip.tgz
 source scripts/h200/steps.sh
 k=results/h200/fa3_consumer_skip
-build_ab $k/consumer_skip.patch
+build_ab ${PATCH:-$k/consumer_skip.patch}
 f='*Fa3Kernel*:*Fa3Fwd*:*Fa3Varlen*'
 ( timeout 100 /tmp/bb/tests/fa2bench_gpu_tests --gtest_filter="$f" --gtest_brief=1 > $outdir/tests_shipped.log 2>&1
   FA2BENCH_FA3_PERSISTENT=1 FA2BENCH_FA3_CTAS=3 FA2BENCH_FA3_L2_SECTION=2 timeout 100 \
@@ -48,4 +51,14 @@ ab_rounds 2 $outdir/fwd --config configs/perf_fwd.json --target cuda --backends 
   --backends cudnn --filter "$fb" $m --out $outdir/fwd/cudnn --quiet > /dev/null 2>&1
 python3 results/h200/fa3_bwd_v3/ab_table.py $outdir/fwd | tee $outdir/fwd_ab.md
 pack
+if [ "${ACCEPT:-0}" = 1 ] && [ "$(left)" -gt 100 ]; then
+  step perf_fwd 100 /tmp/bb/fa2bench sweep --config configs/perf_fwd.json --target cuda \
+    --backends fa3,fa2,cudnn --out $outdir/perf_fwd --quiet > $outdir/perf_fwd.stdout 2>&1
+  for pair in fa3=cudnn fa3=fa2; do
+    /tmp/bb/fa2bench compare $outdir/perf_fwd/results.json $outdir/perf_fwd/results.json \
+      --pair $pair --format md > $outdir/compare_${pair/=/_vs_}.md 2>&1
+  done
+  tail -n 12 $outdir/compare_fa3_vs_cudnn.md
+  pack
+fi
 echo "total: $(($(date +%s) - steps_start))s"
