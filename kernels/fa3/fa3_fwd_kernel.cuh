@@ -240,6 +240,38 @@ struct Consumer {
     for (int kk = 0; kk < kBN / 16; ++kk) pack_a_fragment<T>(s, kk, pa[kk]);
   }
 
+  // How many key tiles of the walk this warpgroup's rows see: a suffix of it, as the walk visits
+  // the highest keys first. Under the causal mask a tile's first rows stop short of its last key
+  // tiles; rows past T_q (the last query tile's) see none.
+  __device__ __forceinline__ int own_blocks() const {
+    const int row_first = tile.m0 + 64 * cwg;
+    if (row_first >= tile.T_q) return 0;
+    if constexpr (!kCausal) {
+      return tile.n_blocks;
+    } else {
+      // Bottom-right alignment: row i sees keys j <= i + (T_k - T_q).
+      const int last_key = min(row_first + 63, tile.T_q - 1) + (tile.T_k - tile.T_q);
+      return last_key < 0 ? 0 : min(tile.n_blocks, last_key / kBN + 1);
+    }
+  }
+
+  // Step i of the walk for a warpgroup whose rows see none of tile i's keys: no GEMMs, only its
+  // turn and its part in freeing the stages. It waits until the stages hold tile i, so that its
+  // arrivals count towards tile i's phase and not an earlier one's.
+  __device__ __forceinline__ void skip(int i) const {
+    const int j = tile.kv_base + i;
+    const int st = stage_of<Traits>(j);
+    sm90::mbar_wait(sm.k_full(st), phase_of<Traits>(j));
+    wait_turn();
+    pass_turn();
+    sm90::mbar_wait(sm.v_full(st), phase_of<Traits>(j));
+    __syncwarp();
+    if (arrives) {
+      sm90::mbar_arrive(sm.k_empty(st));
+      sm90::mbar_arrive(sm.v_empty(st));
+    }
+  }
+
   // The P·V of the last tile; the last consumer skips its last pass (it gave the first one its
   // first turn) so that every named barrier ends with as many arrivals as waits.
   __device__ __forceinline__ void finish() {
@@ -276,15 +308,23 @@ struct Consumer {
         const int col0 = (last - i) * kBN;
         return col0 + kBN > tile.T_k || (kCausal && col0 + kBN - 1 > tile.m0 + diag);
       };
-      if (needs_mask(0)) {
-        step<true, false>(0);
+      const int first = tile.n_blocks - own_blocks();
+      for (int i = 0; i < first; ++i) skip(i);
+      if (first < tile.n_blocks) {
+        if (needs_mask(first)) {
+          step<true, false>(first);
+        } else {
+          step<false, false>(first);
+        }
+        int i = first + 1;
+        for (; i < tile.n_blocks && needs_mask(i); ++i) step<true, true>(i);
+        for (; i < tile.n_blocks; ++i) step<false, true>(i);
+        finish();
       } else {
-        step<false, false>(0);
+        // finish()'s turn; every stage was freed by skip().
+        wait_turn();
+        if (!is_last_consumer()) pass_turn();
       }
-      int i = 1;
-      for (; i < tile.n_blocks && needs_mask(i); ++i) step<true, true>(i);
-      for (; i < tile.n_blocks; ++i) step<false, true>(i);
-      finish();
     }
     write_output();
     // Q's buffer (and the O staged in it) is no longer read by this warp: the Q of the
@@ -497,7 +537,9 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
 
   // Both roles walk the same tiles and keep the same running counts (FwdTile::kv_base, q_iter).
   int kv_base = 0, q_iter = 0;
-  const int wg = tid / 128;
+  // Broadcast from lane 0: the compiler then knows the index is the same in every lane, and
+  // what the consumers derive from it (the key tiles a warpgroup skips) stays warp-uniform.
+  const int wg = __shfl_sync(0xffffffffu, tid / 128, 0);
   if (wg == 0) {
     sm90::setmaxnreg_dec<Traits::kProducerRegs>();
     if (tid == 0) {
