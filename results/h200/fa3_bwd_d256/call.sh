@@ -6,12 +6,14 @@
 # three sanitizers over the D = 256 sweeps; the D = 64/128 backward, HEAD and patched
 # interleaved (the helpers must not move it); then perf_train's D = 256 cases in fwd_bwd with
 # fa3, fa2 and cudnn in one sweep.
+# Session 21 ran it with d256.patch (call1/). PATCH picks the candidate; the default is
+# d256_v2.patch: call 1's synccheck and racecheck findings mended (see README.md), not yet run.
 # From the repository root with carry=[".carry"]:  bash results/h200/fa3_bwd_d256/call.sh
 set -u
 outdir=/tmp/d2; mkdir -p $outdir; budget=${BUDGET:-540}; PACK=$OUT/fa3_bwd_d256.tgz
 source scripts/h200/steps.sh
 k=results/h200/fa3_bwd_d256
-build_ab $k/d256.patch
+build_ab ${PATCH:-$k/d256_v2.patch}
 ( timeout 150 /tmp/bb/tests/fa2bench_gpu_tests --gtest_filter='*Fa3Bwd*' --gtest_brief=1 \
     > $outdir/tests.log 2>&1 ) &
 for tool in racecheck memcheck synccheck; do
