@@ -15,6 +15,13 @@
 #                              in turn, N rounds, into DIR/{a,b}_R (40 s each, while the budget
 #                              lasts): the interleaved A/B that results/h200/fa3_bwd_v3/ab_table.py
 #                              reads
+#   tests_and_sanitizers TESTS FILTER SANITIZE_FILTER [SECONDS]
+#                              the candidate's GPU tests (gtest FILTER, log $outdir/tests.log)
+#                              beside racecheck, memcheck and synccheck (SANITIZE_FILTER, grid
+#                              class small) on /tmp/bb, then their summaries; returns 1 when a
+#                              test failed or none passed (no timing on a failing candidate)
+#   compare_pairs DIR PAIR...  `fa2bench compare DIR/results.json` with itself for each
+#                              --pair (e.g. fa3=cudnn), into $outdir/compare_fa3_vs_cudnn.md ...
 # Keep outdir outside $OUT (e.g. /tmp/cN) and PACK under it: a call returns at most 8 files
 # from $OUT, so an outdir there comes back cut, while the one tar holds everything.
 # Sourcing it also sets up the call's environment: the toolchain and cuDNN (env.sh) and the
@@ -48,6 +55,33 @@ ab_rounds() {
       timeout 40 /tmp/b$v/fa2bench sweep "$@" --out "$dir/${v}_$r" --quiet > /dev/null 2>&1
       echo "$(basename "$dir") $v round $r: $? at $(($(date +%s) - steps_start))s"
     done
+  done
+}
+tests_and_sanitizers() {
+  local filter=$1 sfilter=$2 t=${3:-150} tool jobs
+  ( timeout "$t" /tmp/bb/tests/fa2bench_gpu_tests --gtest_filter="$filter" --gtest_brief=1 \
+      > "$outdir/tests.log" 2>&1 ) &
+  for tool in racecheck memcheck synccheck; do
+    jobs=1; [ $tool = racecheck ] && jobs=4
+    ( SANITIZE_TOOLS=$tool SANITIZE_FILTER="$sfilter" SANITIZE_CLASSES=small \
+        SANITIZE_JOBS=$jobs SANITIZE_OUT="$outdir/$tool" timeout "$t" scripts/sanitize.sh /tmp/bb \
+        > "$outdir/$tool.log" 2>&1
+      echo "$tool: exit $?" ) &
+  done
+  wait; pkill -f compute-sanitizer
+  echo "tests: $(grep -E '^\[  (PASSED|FAILED)  \]' "$outdir/tests.log" | tr '\n' ' ')"
+  grep -m 4 -B2 -A8 'Failure' "$outdir/tests.log" | head -40
+  cat "$outdir"/*/summary.txt 2>/dev/null
+  grep -h -m 2 -A3 'hazard detected\|Invalid\|Barrier error' "$outdir"/*/*.log 2>/dev/null | head -12
+  pack
+  ! grep -q '^\[  FAILED' "$outdir/tests.log" && grep -q '^\[  PASSED' "$outdir/tests.log"
+}
+compare_pairs() {
+  local dir=$1 pair
+  shift
+  for pair in "$@"; do
+    /tmp/bb/fa2bench compare "$dir/results.json" "$dir/results.json" --pair "$pair" --format md \
+      > "$outdir/compare_${pair/=/_vs_}.md" 2>&1
   done
 }
 left() { echo $((budget - ($(date +%s) - steps_start))); }

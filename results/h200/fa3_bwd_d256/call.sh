@@ -14,24 +14,8 @@ outdir=/tmp/d2; mkdir -p $outdir; budget=${BUDGET:-540}; PACK=$OUT/fa3_bwd_d256.
 source scripts/h200/steps.sh
 k=results/h200/fa3_bwd_d256
 build_ab ${PATCH:-$k/d256_v2.patch}
-( timeout 150 /tmp/bb/tests/fa2bench_gpu_tests --gtest_filter='*Fa3Bwd*' --gtest_brief=1 \
-    > $outdir/tests.log 2>&1 ) &
-for tool in racecheck memcheck synccheck; do
-  jobs=1; [ $tool = racecheck ] && jobs=4
-  ( SANITIZE_TOOLS=$tool SANITIZE_FILTER='*Fa3BwdSweep*d256*' SANITIZE_CLASSES=small \
-      SANITIZE_JOBS=$jobs SANITIZE_OUT=$outdir/$tool timeout 150 scripts/sanitize.sh /tmp/bb \
-      > $outdir/$tool.log 2>&1
-    echo "$tool: exit $?" ) &
-done
-wait; pkill -f compute-sanitizer
-echo "tests: $(grep -E '^\[  (PASSED|FAILED)  \]' $outdir/tests.log | tr '\n' ' ')"
-grep -m 4 -B2 -A8 'Failure' $outdir/tests.log | head -40
-cat $outdir/*/summary.txt 2>/dev/null
-grep -h -m 2 -A3 'hazard detected\|Invalid' $outdir/*/*.log 2>/dev/null | head -12
-pack
-if grep -q '^\[  FAILED' $outdir/tests.log || ! grep -q '^\[  PASSED' $outdir/tests.log; then
-  echo "the candidate fails its tests: no timing"; exit 1
-fi
+tests_and_sanitizers '*Fa3Bwd*' '*Fa3BwdSweep*d256*' ||
+  { echo "the candidate fails its tests: no timing"; exit 1; }
 fb='^fa3/(B32-H(32|16)-T512|B8-H(32|16)-T2048|B2-H(32|16)-T8192)-.*/bf16/'
 m="--set measure.warmup=2 --set measure.min_samples=5 --set measure.max_samples=12"
 ab_rounds 2 $outdir/bwd --config configs/perf_train.json --target cuda --backends fa3 \
@@ -43,10 +27,7 @@ t=$(($(left) - 15))
   --backends fa3,fa2,cudnn --filter '-D256/' $m --out $outdir/perf_train_d256 --quiet \
   > $outdir/perf_train_d256.stdout 2>&1
 echo "perf_train D = 256: exit $?"
-for pair in fa3=cudnn fa3=fa2; do
-  /tmp/bb/fa2bench compare $outdir/perf_train_d256/results.json $outdir/perf_train_d256/results.json \
-    --pair $pair --format md > $outdir/compare_${pair/=/_vs_}.md 2>&1
-done
+compare_pairs $outdir/perf_train_d256 fa3=cudnn fa3=fa2
 tail -n 30 $outdir/compare_fa3_vs_cudnn.md
 pack
 echo "total: $(($(date +%s) - steps_start))s"
