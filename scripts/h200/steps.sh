@@ -20,6 +20,9 @@
 #                              beside racecheck, memcheck and synccheck (SANITIZE_FILTER, grid
 #                              class small) on /tmp/bb, then their summaries; returns 1 when a
 #                              test failed or none passed (no timing on a failing candidate)
+#   fa3_dev_build_and_tests    a build with the fa3 tuning variants (kernels/fa3/fa3_dev_tiles.h)
+#                              into /tmp/b, then their tests on 3 persistent CTAs
+#                              ($outdir/devtests.log); returns 1 when one failed
 #   compare_pairs DIR PAIR...  `fa2bench compare DIR/results.json` with itself for each
 #                              --pair (e.g. fa3=cudnn), into $outdir/compare_fa3_vs_cudnn.md ...
 # Keep outdir outside $OUT (e.g. /tmp/cN) and PACK under it: a call returns at most 8 files
@@ -75,6 +78,16 @@ tests_and_sanitizers() {
   grep -h -m 2 -A3 'hazard detected\|Invalid\|Barrier error' "$outdir"/*/*.log 2>/dev/null | head -12
   pack
   ! grep -q '^\[  FAILED' "$outdir/tests.log" && grep -q '^\[  PASSED' "$outdir/tests.log"
+}
+fa3_dev_build_and_tests() {
+  FA2BENCH_CMAKE_ARGS="-DFA2BENCH_DEV_KERNELS=ON -DFA2BENCH_DEV_ONLY=/fa3/" build_limit=240 \
+    build_or_stop --target fa2bench fa2bench_gpu_tests
+  step devtests 90 env FA2BENCH_FA3_CTAS=3 /tmp/b/tests/fa2bench_gpu_tests \
+    --gtest_filter='*Fa3Dev*' --gtest_brief=1 > "$outdir/devtests.log" 2>&1
+  echo "dev variant tests: $(grep -E '^\[  (PASSED|FAILED)  \]' "$outdir/devtests.log" | tr '\n' ' ')"
+  grep -m 4 -B2 -A6 "Failure" "$outdir/devtests.log" | head -30
+  pack
+  ! grep -q '^\[  FAILED' "$outdir/devtests.log"
 }
 compare_pairs() {
   local dir=$1 pair

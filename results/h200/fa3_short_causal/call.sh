@@ -17,14 +17,7 @@ set -u
 outdir=/tmp/sc; mkdir -p $outdir; budget=540; PACK=$OUT/fa3_short_causal.tgz
 source scripts/h200/steps.sh
 k=results/h200/fa3_short_causal
-export FA2BENCH_CMAKE_ARGS="-DFA2BENCH_DEV_KERNELS=ON -DFA2BENCH_DEV_ONLY=/fa3/"
-build_limit=240 build_or_stop --target fa2bench fa2bench_gpu_tests
-step devtests 90 env FA2BENCH_FA3_CTAS=3 /tmp/b/tests/fa2bench_gpu_tests --gtest_filter='*Fa3Dev*' \
-  --gtest_brief=1 > $outdir/devtests.log 2>&1
-echo "dev variant tests: $(grep -E '^\[  (PASSED|FAILED)  \]' $outdir/devtests.log | tr '\n' ' ')"
-grep -m 4 -B2 -A6 "Failure" $outdir/devtests.log | head -30
-pack
-if ! grep -q '^\[  FAILED' $outdir/devtests.log; then
+if fa3_dev_build_and_tests; then
   step tune 150 /tmp/b/fa2bench tune --backend fa3 --config $k/short_causal.json --out $outdir/tune \
     --overwrite --quiet > $outdir/tune.txt 2>&1
   sed -n '/^Winners/,$p' $outdir/tune.txt
