@@ -47,6 +47,7 @@ struct Fa3BwdArgs {
   // The preprocessing pass's statistics: B·H rows of LSE·log2(e), then B·H rows of D_i, each
   // fa3_bwd_stat_pitch(T_q) long, zeros past T_q.
   CUtensorMap stat_map;
+  float* dq_accum;  // dq_map's accumulator, [B, H, T_q, D] (the split-D kernel's atomics)
 };
 
 namespace fa3 {
@@ -92,6 +93,7 @@ struct BwdSmem {
   __device__ std::uint32_t dq(int buf, int cwg) const {
     return base + Traits::kDQOffset + (buf * Traits::kConsumers + cwg) * Traits::kDQSliceBytes;
   }
+  __device__ std::uint32_t p_xfer() const { return base + Traits::kPOffset; }  // split-D only
   __device__ std::uint32_t lse(int st) const {
     return base + Traits::kStatOffset + st * 2 * Traits::kBlockM * 4;
   }
@@ -112,6 +114,57 @@ struct BwdBlock {
   __device__ int head(int it) const { return h_kv * group + it / m_count; }
   __device__ int m0(int it, int block_m) const { return (m_first + it % m_count) * block_m; }
 };
+
+// Pᵀ = exp2(Sᵀ·scale·log2(e) − LSE·log2(e)) in place, for one thread's m64 x kBM accumulators
+// (rows: keys from n0 + key_row, columns: queries from m0 + col_lane). A key above a query's
+// causal limit gets P = 0, set after the exp: a query row that sees no key at all has LSE = -inf.
+template <int kSAcc, bool kCausal>
+__device__ __forceinline__ void bwd_probabilities(float (&s)[kSAcc], const float* s_lse,
+                                                  float scale_log2, bool need_mask, int n0,
+                                                  int key_row, int m0, int col_lane, int diag) {
+#pragma unroll
+  for (int j = 0; j < kSAcc / 4; ++j) {
+    const int col = j * 8 + col_lane;
+    const float2 lse = *reinterpret_cast<const float2*>(s_lse + col);  // LSE·log2(e)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int i = 4 * j + e;
+      const float lse2 = (e & 1) ? lse.y : lse.x;
+      float pv = fa2::fast_exp2(fmaf(s[i], scale_log2, -lse2));
+      if (kCausal && need_mask) {
+        const int key = n0 + key_row + ((e & 2) ? 8 : 0);
+        const int query = m0 + col + (e & 1);
+        if (key > query + diag) pv = 0.f;
+      }
+      s[i] = pv;
+    }
+  }
+}
+
+// dSᵀ = Pᵀ ∘ (dPᵀ − D_i) in place of dPᵀ.
+template <int kSAcc>
+__device__ __forceinline__ void bwd_ds(float (&dp)[kSAcc], const float (&p)[kSAcc],
+                                       const float* s_di, int col_lane) {
+#pragma unroll
+  for (int j = 0; j < kSAcc / 4; ++j) {
+    const int col = j * 8 + col_lane;
+    const float2 di = *reinterpret_cast<const float2*>(s_di + col);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int i = 4 * j + e;
+      dp[i] = p[i] * (dp[i] - ((e & 1) ? di.y : di.x));
+    }
+  }
+}
+
+// The address of word e of A fragment kk (columns 16 kk .. 16 kk + 15 of rows key_row and
+// key_row + 8) in a swizzled tile of 64 columns (keys x queries): where the dSᵀ tile keeps it.
+__device__ __forceinline__ unsigned char* ds_fragment_word(unsigned char* tile, int key_row,
+                                                           int col_lane, int kk, int e) {
+  const int row = key_row + ((e & 1) ? 8 : 0);
+  const int chunk = 2 * kk + (e >> 1);
+  return tile + row * 128 + ((chunk ^ (row & 7)) << 4) + 2 * col_lane;
+}
 
 // The producer warp's lane 0: K and V once, then each query block's Q, dO, LSE and D_i into the
 // stage its consumers freed, all by the copy engine.
@@ -249,39 +302,12 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
     sm90::wgmma_wait<1>();  // Sᵀ only: dPᵀ may still run while the exponentials do
     sm90::fence_operands(s);
 
-    // Pᵀ in place. A key above a query's causal limit gets P = 0 (set after the exp: a query
-    // row that sees no key at all has LSE = -inf).
     const bool need_mask = kCausal && blk.n0 + kBN - 1 > m0 + blk.diag;
-#pragma unroll
-    for (int j = 0; j < kSAcc / 4; ++j) {
-      const int col = j * 8 + col_lane;
-      const float2 lse = *reinterpret_cast<const float2*>(s_lse + col);  // LSE·log2(e)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int i = 4 * j + e;
-        const float lse2 = (e & 1) ? lse.y : lse.x;
-        float pv = fa2::fast_exp2(fmaf(s[i], scale_log2, -lse2));
-        if (need_mask) {
-          const int key = blk.n0 + key_row + ((e & 2) ? 8 : 0);
-          const int query = m0 + col + (e & 1);
-          if (key > query + blk.diag) pv = 0.f;
-        }
-        s[i] = pv;
-      }
-    }
+    bwd_probabilities<kSAcc, kCausal>(s, s_lse, scale_log2, need_mask, blk.n0, key_row, m0,
+                                      col_lane, blk.diag);
     sm90::wgmma_wait<0>();
     sm90::fence_operands(dp);
-    // dSᵀ = Pᵀ ∘ (dPᵀ − D_i) in place.
-#pragma unroll
-    for (int j = 0; j < kSAcc / 4; ++j) {
-      const int col = j * 8 + col_lane;
-      const float2 di = *reinterpret_cast<const float2*>(s_di + col);
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int i = 4 * j + e;
-        dp[i] = s[i] * (dp[i] - ((e & 1) ? di.y : di.x));
-      }
-    }
+    bwd_ds(dp, s, s_di, col_lane);
 
     std::uint32_t pa[kBM / 16][4];
     std::uint32_t dsa[kBM / 16][4];

@@ -14,6 +14,7 @@
 #include "fa3/fa3_bwd_kernel.cuh"
 #include "fa3/fa3_bwd_launch.h"
 #include "fa3/fa3_bwd_passes.cuh"
+#include "fa3/fa3_bwd_split_kernel.cuh"
 #include "fa3/fa3_bwd_traits.h"
 #include "fa3/fa3_maps.h"
 #include "hopper/tensor_map.h"
@@ -95,13 +96,24 @@ cudaError_t make_fa3_bwd_args(const AttnBwdParams& p, float* dq_accum, const flo
   a->do_map = cache.maps[3];
   a->dq_map = cache.maps[4];
   a->stat_map = cache.maps[5];
+  a->dq_accum = dq_accum;
   return cudaSuccess;
+}
+
+// The main kernel of a tile plan: the key-split kernel up to D = 128, the head-dim split above.
+template <typename Traits, typename T, bool kCausal>
+constexpr auto fa3_bwd_main_kernel() {
+  if constexpr (Traits::kSplitD) {
+    return &fa3::fa3_bwd_split_kernel<Traits, T, kCausal>;
+  } else {
+    return &fa3::fa3_bwd_kernel<Traits, T, kCausal>;
+  }
 }
 
 template <typename Traits, typename T, bool kCausal>
 cudaError_t launch_fa3_bwd_main(const AttnBwdParams& p, float* dq_accum, const float* stats,
                                 cudaStream_t stream) {
-  auto kernel = &fa3::fa3_bwd_kernel<Traits, T, kCausal>;
+  auto kernel = fa3_bwd_main_kernel<Traits, T, kCausal>();
   const cudaError_t attr_err =
       opt_in_dynamic_smem(reinterpret_cast<const void*>(kernel), Traits::kSmemBytes);
   if (attr_err != cudaSuccess) return attr_err;
@@ -118,7 +130,7 @@ cudaError_t launch_fa3_bwd_main(const AttnBwdParams& p, float* dq_accum, const f
 template <typename T, int kHeadDim>
 cudaError_t run_fa3_bwd(const AttnBwdParams& p, float* dq_accum, float* stats,
                         cudaStream_t stream) {
-  using Traits = Fa3BwdTraits<kHeadDim>;
+  using Traits = Fa3BwdTraitsFor<kHeadDim>;
   float* lse_log2 = stats;
   float* d_sum =
       stats + static_cast<std::size_t>(p.fwd.B) * p.fwd.H * fa3_bwd_stat_pitch(p.fwd.T_q);

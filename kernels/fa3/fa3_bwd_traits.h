@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tile shapes of the Hopper (sm_90a) backward. One CTA per (key block, KV head, batch): a
-// producer warpgroup (one warp issues the copy engine's loads) and two consumer warpgroups, each
-// owning 64 keys: the wgmma M of Sᵀ = K·Qᵀ, dPᵀ = V·dOᵀ, dV += Pᵀ·dO and dK += dSᵀ·Q, whose
-// accumulators (dK, dV: 64 × D per warpgroup) stay in registers across the query blocks.
-// dQ = dS·K is split over the warpgroups by columns (D/2 each).
+// producer warpgroup (one warp issues the copy engine's loads) and two consumer warpgroups.
+// Up to D = 128 (Fa3BwdTraits) each consumer owns 64 keys: the wgmma M of Sᵀ = K·Qᵀ,
+// dPᵀ = V·dOᵀ, dV += Pᵀ·dO and dK += dSᵀ·Q, whose accumulators (dK, dV: 64 × D per warpgroup)
+// stay in registers across the query blocks; dQ = dS·K is split over the warpgroups by columns
+// (D/2 each). At D = 256 those accumulators alone would take every register, so
+// Fa3BwdSplitDTraits splits the head dim instead: both consumers share 64 keys and each owns
+// half of dK's and dV's columns.
 #pragma once
+
+#include <type_traits>
 
 #include "common/host_device.h"
 #include "fa3/fa3_traits.h"
 
 namespace fa2b {
 
-// The head dims the fa3 backward is compiled for: at D = 256 the dK/dV accumulators of a
-// 64-key warpgroup alone would take every register.
-using Fa3BwdHeadDims = HeadDimList<64, 128>;
+// The head dims the fa3 backward is compiled for.
+using Fa3BwdHeadDims = HeadDimList<64, 128, 256>;
 
 constexpr bool fa3_bwd_head_dim_supported(int d) {
   return head_dim_listed(Fa3BwdHeadDims{}, d);
@@ -37,6 +41,7 @@ FA2B_HD constexpr int fa3_bwd_stat_pitch(int T_q) {
 // engine.
 template <int kD>
 struct Fa3BwdTraits {
+  static constexpr bool kSplitD = false;
   static constexpr int kHeadDim = kD;
   static constexpr int kBlockM = kFa3BwdBlockM;
   static constexpr int kBlockN = 128;  // keys per CTA
@@ -72,5 +77,48 @@ struct Fa3BwdTraits {
   static_assert(kSmemBytes <= 227 * 1024, "shared memory of one sm_90 block");
   static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * kConsumers <= 65536, "register file");
 };
+
+// The split-head-dim backward (fa3_bwd_split_kernel.cuh), for D = 256. Both consumers see the
+// same 64 keys and 64 queries a block. Consumer 0 computes Sᵀ and Pᵀ, consumer 1 dPᵀ and dSᵀ;
+// Pᵀ goes to consumer 1 through shared memory (fp32, as each thread holds it), dSᵀ to consumer
+// 0 through its swizzled tile (which dQ's wgmma reads too). Each consumer then accumulates its
+// half of dV's and dK's columns (64 × D/2 each, in registers) and computes its half of dQ's
+// columns, which it adds to the fp32 accumulator with vector atomics: shared memory has no room
+// left for staging dQ (K, V and two stages of Q and dO take 192 KB at D = 256).
+template <int kD>
+struct Fa3BwdSplitDTraits {
+  static constexpr bool kSplitD = true;
+  static constexpr int kHeadDim = kD;
+  static constexpr int kBlockM = kFa3BwdBlockM;
+  static constexpr int kBlockN = 64;  // keys per CTA, shared by both consumers
+  static constexpr int kStages = 2;
+  static constexpr int kConsumers = 2;
+  static constexpr int kThreads = 128 * (1 + kConsumers);
+  static constexpr int kProducerRegs = 24;
+  static constexpr int kConsumerRegs = 240;
+  static constexpr int kHalf = kD / 2;  // dK, dV and dQ columns per consumer
+  static constexpr int kKVBytes = kBlockN * kD * 2;
+  static constexpr int kQBytes = kBlockM * kD * 2;
+  static constexpr int kDSBytes = kBlockN * kBlockM * 2;        // the dSᵀ tile
+  static constexpr int kPBytes = kBlockN * kBlockM * 4;         // Pᵀ handed over, fp32
+  static constexpr int kStatBytes = kStages * 2 * kBlockM * 4;  // LSE and D_i per stage
+  static constexpr int kQOffset = 2 * kKVBytes;
+  static constexpr int kDOOffset = kQOffset + kStages * kQBytes;
+  static constexpr int kDSOffset = kDOOffset + kStages * kQBytes;
+  static constexpr int kPOffset = kDSOffset + kDSBytes;
+  static constexpr int kStatOffset = kPOffset + kPBytes;
+  static constexpr int kBarOffset = kStatOffset + kStatBytes;
+  static constexpr int kBarriers = 1 + 2 * kStages;
+  static constexpr int kSmemBytes = kBarOffset + 8 * kBarriers + 1024;  // + alignment slack
+  static_assert(kBlockM == 64 && kBlockN == 64, "Sᵀ, Pᵀ and dSᵀ are one m64n64 tile");
+  static_assert(kHalf % 64 == 0, "each consumer's columns are whole 64-column blocks");
+  static_assert(kDSOffset % 1024 == 0, "swizzle atoms aligned");
+  static_assert(kSmemBytes <= 227 * 1024, "shared memory of one sm_90 block");
+  static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * kConsumers <= 65536, "register file");
+};
+
+// The backward's tile plan for head dim kD.
+template <int kD>
+using Fa3BwdTraitsFor = std::conditional_t<(kD > 128), Fa3BwdSplitDTraits<kD>, Fa3BwdTraits<kD>>;
 
 }  // namespace fa2b

@@ -129,8 +129,8 @@ std::deque<BackendEntry> built_in_entries() {
                     "our Hopper attention (sm_90 GPUs only): the FlashAttention-2 algorithm on "
                     "warpgroup MMA (`wgmma`, sm_90a), one warpgroup per 64 query (forward) or "
                     "key (backward) rows, tiles in the 128-byte swizzled layout wgmma reads, P "
-                    "and dS fed to the next GEMM from registers; fp16/bf16, D = 64, 128, 256 "
-                    "forward, 64 and 128 backward"));
+                    "and dS fed to the next GEMM from registers (at D = 256 the backward splits "
+                    "the head dim over two warpgroups instead); fp16/bf16, D = 64, 128, 256"));
   // Packed batches through maps of all the tokens (kernels/fa3/fa3_fwd_kernel.cuh); a padded
   // batch would need a per-sequence key bound in the kernel it does not have.
   e.back().packings = {Packing::packed};

@@ -91,6 +91,9 @@ TEST_F(Fa3Bwd, TrainingModesThroughTheRunnerWithTheExactPeak) {
     c = gpu_runner_case("fa3", 1, 4, 2, 300, 517);  // GQA, T_q != T_k, bshd
     c.D = 64, c.dtype = DType::fp16, c.causal = causal, c.layout = Layout::bshd;
     cases.push_back(c);
+    c = gpu_runner_case("fa3", 1, 4, 2, 517, 300);  // the head-dim split kernel, T_q > T_k
+    c.D = 256, c.causal = causal;
+    cases.push_back(c);
   }
   for (Case c : cases) {
     for (Mode m : {Mode::bwd, Mode::fwd_bwd}) {
@@ -121,10 +124,11 @@ TEST(Fa3BwdSupport, Rules) {
     EXPECT_FALSE(fa3_bwd_supported(p, &why));
     return;
   }
-  EXPECT_TRUE(fa3_bwd_supported(p, &why)) << why;
-  p.D = 256;
-  EXPECT_FALSE(fa3_bwd_supported(p, &why));
-  EXPECT_NE(why.find("fa3 backward (supported: 64, 128)"), std::string::npos) << why;
+  // Every head dim of the forward has a backward (D = 256 by the head-dim split).
+  for (int d : Fa3HeadDims::kValues) {
+    p.D = d;
+    EXPECT_TRUE(fa3_bwd_supported(p, &why)) << d << ": " << why;
+  }
   p.D = 128;
   // A packed batch the forward runs: the backward refuses it (its maps span dense rows only).
   const int cu_seqlens[2] = {0, 1};
