@@ -192,6 +192,16 @@ struct Consumer {
     const int col0 = n * kBN;
     const int tk_limit = tile.T_k - col0 - col_lane;
     const int diag_limit = tile.m0 + (tile.T_k - tile.T_q) + row_base - col0 - col_lane;
+    if (kCausal && col0 + kBN <= tile.T_k) {
+      // A causal tile inside T_k (the usual one): one compare an element, not two.
+#pragma unroll
+      for (int e = 0; e < kSAcc; ++e) {
+        const int dc = (e / 4) * 8 + (e & 1);
+        const int dr = (e & 2) ? 8 : 0;
+        if (dc > diag_limit + dr) s[e] = -INFINITY;
+      }
+      return;
+    }
 #pragma unroll
     for (int e = 0; e < kSAcc; ++e) {
       const int dc = (e / 4) * 8 + (e & 1);
@@ -304,9 +314,11 @@ struct Consumer {
       if (is_last_consumer()) pass_turn();
       const int last = tile.n_blocks - 1;
       const int diag = tile.T_k - tile.T_q;
+      // Whether this warpgroup's rows (not the whole tile's) need tile i masked.
+      const int row_first = tile.m0 + 64 * cwg;
       auto needs_mask = [&](int i) {
         const int col0 = (last - i) * kBN;
-        return col0 + kBN > tile.T_k || (kCausal && col0 + kBN - 1 > tile.m0 + diag);
+        return col0 + kBN > tile.T_k || (kCausal && col0 + kBN - 1 > row_first + diag);
       };
       const int first = tile.n_blocks - own_blocks();
       for (int i = 0; i < first; ++i) skip(i);

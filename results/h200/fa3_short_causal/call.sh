@@ -14,7 +14,7 @@
 # 0.9x cuDNN at T = 512 (0.82x and 0.87-0.89x at best).
 # From the repository root with carry=[".carry"]:  bash results/h200/fa3_short_causal/call.sh
 set -u
-outdir=/tmp/sc; mkdir -p $outdir; budget=540; PACK=$OUT/fa3_short_causal.tgz
+outdir=/tmp/sc; mkdir -p $outdir; budget=${BUDGET:-540}; PACK=$OUT/fa3_short_causal.tgz
 source scripts/h200/steps.sh
 k=results/h200/fa3_short_causal
 if fa3_dev_build_and_tests; then
