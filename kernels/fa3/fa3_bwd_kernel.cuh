@@ -115,6 +115,37 @@ struct BwdBlock {
   __device__ int m0(int it, int block_m) const { return (m_first + it % m_count) * block_m; }
 };
 
+// This CTA's key block (blockIdx.x), KV head and batch, and the query blocks it walks: under the
+// causal mask those from the first that sees its first key, for each query head of the group.
+template <typename Traits, bool kCausal>
+__device__ __forceinline__ BwdBlock bwd_block_of(const AttnParams& f) {
+  constexpr int kBM = Traits::kBlockM;
+  BwdBlock blk;
+  blk.n0 = static_cast<int>(blockIdx.x) * Traits::kBlockN;
+  blk.h_kv = static_cast<int>(blockIdx.y);
+  blk.b = static_cast<int>(blockIdx.z);
+  blk.group = f.H / f.H_kv;
+  blk.diag = f.T_k - f.T_q;
+  const int num_m = (f.T_q + kBM - 1) / kBM;
+  blk.m_first = kCausal ? min(num_m, max(0, blk.n0 - blk.diag) / kBM) : 0;
+  blk.m_count = num_m - blk.m_first;
+  blk.iterations = blk.m_count * blk.group;
+  return blk;
+}
+
+// The mbarriers, by thread 0 before the CTA's first barrier: K and V full once, and per stage
+// full (the producer's copies) and empty (lane 0 of each consumer warp).
+template <typename Traits, typename Smem>
+__device__ __forceinline__ void init_bwd_barriers(const Smem& sm) {
+  sm90::mbar_init(sm.kv_full(), 1);
+#pragma unroll
+  for (int st = 0; st < Traits::kStages; ++st) {
+    sm90::mbar_init(sm.full(st), 1);
+    sm90::mbar_init(sm.empty(st), 4 * Traits::kConsumers);
+  }
+  sm90::mbar_fence_init();
+}
+
 // Pᵀ = exp2(Sᵀ·scale·log2(e) − LSE·log2(e)) in place, for one thread's m64 x kBM accumulators
 // (rows: keys from n0 + key_row, columns: queries from m0 + col_lane). A key above a query's
 // causal limit gets P = 0, set after the exp: a query row that sees no key at all has LSE = -inf.
@@ -225,26 +256,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
 
   const int tid = static_cast<int>(threadIdx.x);
   const AttnParams& f = p.fwd;
-  BwdBlock blk;
-  blk.n0 = static_cast<int>(blockIdx.x) * kBN;
-  blk.h_kv = static_cast<int>(blockIdx.y);
-  blk.b = static_cast<int>(blockIdx.z);
-  blk.group = f.H / f.H_kv;
-  blk.diag = f.T_k - f.T_q;
-  const int num_m = (f.T_q + kBM - 1) / kBM;
-  blk.m_first = kCausal ? min(num_m, max(0, blk.n0 - blk.diag) / kBM) : 0;
-  blk.m_count = num_m - blk.m_first;
-  blk.iterations = blk.m_count * blk.group;
-
-  if (tid == 0) {
-    sm90::mbar_init(sm.kv_full(), 1);
-#pragma unroll
-    for (int st = 0; st < Traits::kStages; ++st) {
-      sm90::mbar_init(sm.full(st), 1);
-      sm90::mbar_init(sm.empty(st), 4 * Traits::kConsumers);  // lane 0 of each consumer warp
-    }
-    sm90::mbar_fence_init();
-  }
+  const BwdBlock blk = bwd_block_of<Traits, kCausal>(f);
+  if (tid == 0) init_bwd_barriers<Traits>(sm);
   __syncthreads();
 
   const int wg = tid / 128;

@@ -62,26 +62,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
 
   const int tid = static_cast<int>(threadIdx.x);
   const AttnParams& f = p.fwd;
-  BwdBlock blk;
-  blk.n0 = static_cast<int>(blockIdx.x) * kBN;
-  blk.h_kv = static_cast<int>(blockIdx.y);
-  blk.b = static_cast<int>(blockIdx.z);
-  blk.group = f.H / f.H_kv;
-  blk.diag = f.T_k - f.T_q;
-  const int num_m = (f.T_q + kBM - 1) / kBM;
-  blk.m_first = kCausal ? min(num_m, max(0, blk.n0 - blk.diag) / kBM) : 0;
-  blk.m_count = num_m - blk.m_first;
-  blk.iterations = blk.m_count * blk.group;
-
-  if (tid == 0) {
-    sm90::mbar_init(sm.kv_full(), 1);
-#pragma unroll
-    for (int st = 0; st < Traits::kStages; ++st) {
-      sm90::mbar_init(sm.full(st), 1);
-      sm90::mbar_init(sm.empty(st), 4 * Traits::kConsumers);  // lane 0 of each consumer warp
-    }
-    sm90::mbar_fence_init();
-  }
+  const BwdBlock blk = bwd_block_of<Traits, kCausal>(f);
+  if (tid == 0) init_bwd_barriers<Traits>(sm);
   __syncthreads();
 
   // Broadcast from lane 0, so that the compiler knows the role is the same in every lane and

@@ -23,6 +23,11 @@
 #   fa3_dev_build_and_tests    a build with the fa3 tuning variants (kernels/fa3/fa3_dev_tiles.h)
 #                              into /tmp/b, then their tests on 3 persistent CTAs
 #                              ($outdir/devtests.log); returns 1 when one failed
+#   fa3_fwd_tests_and_sanitizers TOOLS
+#                              /tmp/bb's fa3 forward tests, shipped and persistent on 3 CTAs
+#                              ($outdir/tests_{shipped,persistent3}.log), beside each sanitizer of
+#                              TOOLS (e.g. "racecheck synccheck memcheck") over the forward sweep
+#                              persistent on 3 CTAs; returns 1 when a test or a sanitizer failed
 #   compare_pairs DIR PAIR...  `fa2bench compare DIR/results.json` with itself for each
 #                              --pair (e.g. fa3=cudnn), into $outdir/compare_fa3_vs_cudnn.md ...
 # Keep outdir outside $OUT (e.g. /tmp/cN) and PACK under it: a call returns at most 8 files
@@ -88,6 +93,31 @@ fa3_dev_build_and_tests() {
   grep -m 4 -B2 -A6 "Failure" "$outdir/devtests.log" | head -30
   pack
   ! grep -q '^\[  FAILED' "$outdir/devtests.log"
+}
+fa3_fwd_tests_and_sanitizers() {
+  local f='*Fa3Kernel*:*Fa3Fwd*:*Fa3Varlen*' tool jobs t
+  ( timeout 60 /tmp/bb/tests/fa2bench_gpu_tests --gtest_filter="$f" --gtest_brief=1 \
+      > "$outdir/tests_shipped.log" 2>&1
+    FA2BENCH_FA3_PERSISTENT=1 FA2BENCH_FA3_CTAS=3 FA2BENCH_FA3_L2_SECTION=2 timeout 45 \
+      /tmp/bb/tests/fa2bench_gpu_tests --gtest_filter="$f" --gtest_brief=1 \
+      > "$outdir/tests_persistent3.log" 2>&1 ) &
+  for tool in $1; do
+    jobs=1; [ "$tool" = racecheck ] && jobs=4
+    ( FA2BENCH_FA3_PERSISTENT=1 FA2BENCH_FA3_CTAS=3 FA2BENCH_FA3_L2_SECTION=2 \
+        SANITIZE_TOOLS=$tool SANITIZE_FILTER='*Fa3KernelSweep*' SANITIZE_CLASSES=small \
+        SANITIZE_JOBS=$jobs SANITIZE_OUT="$outdir/$tool" timeout 100 scripts/sanitize.sh /tmp/bb \
+        > "$outdir/$tool.log" 2>&1
+      echo "$tool: exit $?" ) &
+  done
+  wait; pkill -f compute-sanitizer
+  for t in shipped persistent3; do
+    echo "tests $t: $(grep -E '^\[  (PASSED|FAILED)  \]' "$outdir/tests_$t.log" | tr '\n' ' ')"
+  done
+  grep -h -m 3 -B2 -A8 'Failure' "$outdir"/tests_*.log | head -30
+  cat "$outdir"/*/summary.txt 2>/dev/null
+  pack
+  ! grep -q '^\[  FAILED' "$outdir"/tests_*.log && grep -q '^\[  PASSED' "$outdir/tests_shipped.log" &&
+    ! grep -q FAIL "$outdir"/*/summary.txt 2>/dev/null
 }
 compare_pairs() {
   local dir=$1 pair

@@ -18,28 +18,8 @@ outdir=/tmp/ac; mkdir -p $outdir; budget=${BUDGET:-560}; PACK=$OUT/fa3_accept.tg
 source scripts/h200/steps.sh
 k=results/h200/fa3_accept
 build_ab $k/shortest_d256.patch
-f='*Fa3Kernel*:*Fa3Fwd*:*Fa3Varlen*'
-( timeout 60 /tmp/bb/tests/fa2bench_gpu_tests --gtest_filter="$f" --gtest_brief=1 > $outdir/tests_shipped.log 2>&1
-  FA2BENCH_FA3_PERSISTENT=1 FA2BENCH_FA3_CTAS=3 FA2BENCH_FA3_L2_SECTION=2 timeout 45 \
-    /tmp/bb/tests/fa2bench_gpu_tests --gtest_filter="$f" --gtest_brief=1 > $outdir/tests_persistent3.log 2>&1 ) &
-for tool in racecheck synccheck memcheck; do
-  jobs=1; [ $tool = racecheck ] && jobs=4
-  ( cd /tmp/exp && FA2BENCH_FA3_PERSISTENT=1 FA2BENCH_FA3_CTAS=3 FA2BENCH_FA3_L2_SECTION=2 \
-      SANITIZE_TOOLS=$tool SANITIZE_FILTER='*Fa3KernelSweep*' SANITIZE_CLASSES=small \
-      SANITIZE_JOBS=$jobs SANITIZE_OUT=$outdir/$tool timeout 100 scripts/sanitize.sh /tmp/bb \
-      > $outdir/$tool.log 2>&1
-    echo "$tool: exit $?" ) &
-done
-wait; pkill -f compute-sanitizer
-for t in shipped persistent3; do
-  echo "tests $t: $(grep -E '^\[  (PASSED|FAILED)  \]' $outdir/tests_$t.log | tr '\n' ' ')"
-done
-grep -h -m 3 -B2 -A8 'Failure' $outdir/tests_*.log | head -30
-cat $outdir/*/summary.txt 2>/dev/null
-pack
 take=a
-if grep -q '^\[  FAILED' $outdir/tests_*.log || ! grep -q '^\[  PASSED' $outdir/tests_shipped.log ||
-   grep -q FAIL $outdir/*/summary.txt; then
+if ! fa3_fwd_tests_and_sanitizers "racecheck synccheck memcheck"; then
   echo "the candidate fails its tests or a sanitizer: HEAD's build takes the acceptance sweep"
 else
   fb='^(fa3|cudnn)/(B32-H8-T512|B8-H8-T2048)-D256/[a-z0-9]+/causal'
