@@ -197,6 +197,34 @@ __device__ __forceinline__ unsigned char* ds_fragment_word(unsigned char* tile, 
   return tile + row * 128 + ((chunk ^ (row & 7)) << 4) + 2 * col_lane;
 }
 
+// One thread's dK = scale · Σ dSᵀ·Q and dV = Σ Pᵀ·dO to global memory in the input dtype: rows
+// n0 + key_row and the row 8 below, kAcc / 4 column pairs 8 apart from col0 + col_lane (zeros
+// for a block no query sees). col0 is the first column of the caller's share of the head dim.
+template <typename T, int kAcc>
+__device__ __forceinline__ void store_dk_dv(const AttnBwdParams& p, const BwdBlock& blk,
+                                            const float (&acc_dk)[kAcc],
+                                            const float (&acc_dv)[kAcc], int key_row, int col0,
+                                            int col_lane) {
+  const AttnParams& f = p.fwd;
+  T* d_k = static_cast<T*>(p.d_k) + blk.b * f.k_batch_stride + blk.h_kv * f.k_head_stride;
+  T* d_v = static_cast<T*>(p.d_v) + blk.b * f.v_batch_stride + blk.h_kv * f.v_head_stride;
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int row = blk.n0 + key_row + 8 * r;
+    if (row < f.T_k) {
+      T* dk_row = d_k + static_cast<std::int64_t>(row) * f.k_row_stride + col0 + col_lane;
+      T* dv_row = d_v + static_cast<std::int64_t>(row) * f.v_row_stride + col0 + col_lane;
+#pragma unroll
+      for (int j = 0; j < kAcc / 4; ++j) {
+        *reinterpret_cast<std::uint32_t*>(dk_row + 8 * j) =
+            pack2<T>(acc_dk[4 * j + 2 * r] * f.scale, acc_dk[4 * j + 2 * r + 1] * f.scale);
+        *reinterpret_cast<std::uint32_t*>(dv_row + 8 * j) =
+            pack2<T>(acc_dv[4 * j + 2 * r], acc_dv[4 * j + 2 * r + 1]);
+      }
+    }
+  }
+}
+
 // The producer warp's lane 0: K and V once, then each query block's Q, dO, LSE and D_i into the
 // stage its consumers freed, all by the copy engine.
 template <typename Traits>
@@ -401,24 +429,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
   // The copy engine's last additions must land before the post-pass reads the accumulator.
   if (issuer) sm90::bulk_wait_group<0>();
 
-  // dK = scale · Σ dSᵀ·Q, dV = Σ Pᵀ·dO, in the input dtype (zeros for a block no query sees).
-  T* d_k = static_cast<T*>(p.d_k) + blk.b * f.k_batch_stride + blk.h_kv * f.k_head_stride;
-  T* d_v = static_cast<T*>(p.d_v) + blk.b * f.v_batch_stride + blk.h_kv * f.v_head_stride;
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const int row = blk.n0 + key_row + 8 * r;
-    if (row < f.T_k) {
-      T* dk_row = d_k + static_cast<std::int64_t>(row) * f.k_row_stride + col_lane;
-      T* dv_row = d_v + static_cast<std::int64_t>(row) * f.v_row_stride + col_lane;
-#pragma unroll
-      for (int j = 0; j < kKVAcc / 4; ++j) {
-        *reinterpret_cast<std::uint32_t*>(dk_row + 8 * j) =
-            pack2<T>(acc_dk[4 * j + 2 * r] * f.scale, acc_dk[4 * j + 2 * r + 1] * f.scale);
-        *reinterpret_cast<std::uint32_t*>(dv_row + 8 * j) =
-            pack2<T>(acc_dv[4 * j + 2 * r], acc_dv[4 * j + 2 * r + 1]);
-      }
-    }
-  }
+  store_dk_dv<T>(p, blk, acc_dk, acc_dv, key_row, 0, col_lane);
 #else
   (void)args;
 #endif

@@ -221,25 +221,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
     }
   }
 
-  // dK = scale · Σ dSᵀ·Q, dV = Σ Pᵀ·dO, this consumer's columns, in the input dtype (zeros for
-  // a block no query sees).
-  T* d_k = static_cast<T*>(p.d_k) + blk.b * f.k_batch_stride + blk.h_kv * f.k_head_stride;
-  T* d_v = static_cast<T*>(p.d_v) + blk.b * f.v_batch_stride + blk.h_kv * f.v_head_stride;
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const int row = blk.n0 + key_row + 8 * r;
-    if (row < f.T_k) {
-      T* dk_row = d_k + static_cast<std::int64_t>(row) * f.k_row_stride + cwg * kHalf + col_lane;
-      T* dv_row = d_v + static_cast<std::int64_t>(row) * f.v_row_stride + cwg * kHalf + col_lane;
-#pragma unroll
-      for (int j = 0; j < kHalfAcc / 4; ++j) {
-        *reinterpret_cast<std::uint32_t*>(dk_row + 8 * j) =
-            pack2<T>(acc_dk[4 * j + 2 * r] * f.scale, acc_dk[4 * j + 2 * r + 1] * f.scale);
-        *reinterpret_cast<std::uint32_t*>(dv_row + 8 * j) =
-            pack2<T>(acc_dv[4 * j + 2 * r], acc_dv[4 * j + 2 * r + 1]);
-      }
-    }
-  }
+  // This consumer's columns of dK and dV.
+  store_dk_dv<T>(p, blk, acc_dk, acc_dv, key_row, cwg * kHalf, col_lane);
 #else
   (void)args;
 #endif
