@@ -9,12 +9,14 @@
 #       fa2=torch-flash --pair fa3=torch-flash --pair cudnn=torch-cudnn. PERF_FILTER (a case-id
 #       regex, e.g. D128) runs part of the grid, PyTorch on the same shapes; PERF_TAG names the
 #       results folder perf_train_TAG.
+# TRAINING_ROOT (default results/h200/training) is where the folders go: a device call points it
+# at its own output folder, which it packs after every step.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/h200/env.sh
 build=${1:-build-h200}
 bin=$build/fa2bench
-root=results/h200/training
+root=${TRAINING_ROOT:-results/h200/training}
 for stage in ${STAGES:-seed perf}; do
   case $stage in
     seed)
