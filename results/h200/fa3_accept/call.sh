@@ -10,6 +10,7 @@
 #    cuDNN once; the patch is taken when it wins T = 512 by 1.5% in both dtypes.
 # 4. The acceptance sweep with the build taken: perf_fwd.json, fa3, fa2 and cudnn in one sweep,
 #    compare --pair fa3=cudnn and fa3=fa2.
+# 5. (session 23) seed_notebook and seed_article with fa3 added, on the build taken.
 # Prediction: tests and sanitizers clean; the patch +2-4% at T = 512 and within 1% at 2048 (the
 # class stops at 512); perf_fwd: every case >= 0.9x cuDNN, D = 64 causal T = 512 about 0.92x.
 # From the repository root with carry=[".carry"]:  bash results/h200/fa3_accept/call.sh
@@ -44,5 +45,11 @@ for pair in fa3=cudnn fa3=fa2; do
 done
 grep -E '\*\*slower' $outdir/compare_fa3_vs_cudnn.md | cut -d'|' -f4,10
 tail -n 8 $outdir/compare_fa3_vs_cudnn.md
+pack
+# 5. The issue's third line on the same build: both seed configs with fa3 beside their backends
+#    (about 25 s in session 18's call 5).
+t=$(($(left) - 10))
+[ $t -gt 20 ] && timeout $t scripts/h200/seeds_with.sh fa3 /tmp/b$take $outdir/seeds_with_fa3 \
+  seed_notebook seed_article
 pack
 echo "total: $(($(date +%s) - steps_start))s"
