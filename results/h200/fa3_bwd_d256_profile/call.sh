@@ -7,8 +7,8 @@
 # Prediction: the atomics' long-scoreboard and LSU-throttle stalls hold 15-25% of fa3's samples.
 # cuDNN's D = 256 backward kernel is named ..._flash_bprop_wgmma_f16_knob_26_64x64x256_1x4x1_...
 # in committed sanitizer logs (sanitize_session13/racecheck_filter_too_wide/): 64 x 64 blocks
-# like ours, so its dQ additions per FLOP are likely the same, and the gap would then lie in how
-# its four warpgroups (1x4x1, if that is the warpgroup layout) share the work against our two.
+# like ours, so its dQ additions per FLOP are likely the same and the gap lies elsewhere (1x4x1
+# is most likely its warps' layout: its forward, 64x128x128_4x1x1, has a 64-row tile).
 # From the repository root with carry=[".carry"]:  bash results/h200/fa3_bwd_d256_profile/call.sh
 set -u
 outdir=/tmp/bp256; mkdir -p $outdir; budget=${BUDGET:-540}; PACK=$OUT/fa3_bwd_d256_profile.tgz
