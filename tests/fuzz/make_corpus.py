@@ -5,10 +5,15 @@ deterministic mutations of them (wrong types, huge and negative numbers, deep ne
 truncation, unicode, empty containers). Run from the repository root."""
 import json, os, random, shutil, glob
 
+from json_paths import parent, paths
+
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 out = os.path.join(root, "tests", "fuzz", "corpus")
-shutil.rmtree(out, ignore_errors=True)
-os.makedirs(out)
+# Only what this script writes is replaced: inputs a fuzzer found (found_*) stay.
+os.makedirs(out, exist_ok=True)
+for old in os.listdir(out):
+    if old.startswith(('config_', 'bad_', 'mutant_')):
+        os.remove(os.path.join(out, old))
 seeds = sorted(glob.glob(os.path.join(root, "configs", "*.json"))) + \
         sorted(glob.glob(os.path.join(root, "tests", "data", "bad_configs", "*.json")))
 for p in seeds:
@@ -20,19 +25,8 @@ rng = random.Random(1234)
 weird = [None, True, -1, 0, 2**31, 2**63 - 1, -2**63, 1e308, -1e-308, 0.5, "", "x" * 300,
          "\u00e9\u6f22", [], {}, [[[]]], {"a": {"b": {}}}, [1, "2", None], "1e9", "NaN"]
 
-def paths(node, prefix=()):
-    yield prefix
-    if isinstance(node, dict):
-        for k, v in node.items():
-            yield from paths(v, prefix + (k,))
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            yield from paths(v, prefix + (i,))
-
 def set_at(node, path, value):
-    for k in path[:-1]:
-        node = node[k]
-    node[path[-1]] = value
+    parent(node, path)[path[-1]] = value
 
 all_paths = [p for p in paths(base) if p]
 variants = []

@@ -12,10 +12,11 @@ truncation). Run from the repository root with a built binary:
 import json
 import os
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
+
+from json_paths import parent, paths
 
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 out = os.path.join(root, "tests", "fuzz", "results_corpus")
@@ -50,8 +51,11 @@ with tempfile.TemporaryDirectory() as tmp:
         doc["cases"] = doc["cases"][:CASES_KEPT]
         seeds[name] = doc
 
-shutil.rmtree(out, ignore_errors=True)
-os.makedirs(out)
+# Only what this script writes is replaced: inputs a fuzzer found (found_*) stay.
+os.makedirs(out, exist_ok=True)
+for old in os.listdir(out):
+    if old.startswith(('seed_', 'mutant_')):
+        os.remove(os.path.join(out, old))
 for name, doc in seeds.items():
     with open(os.path.join(out, f"seed_{name}.json"), "w") as f:
         f.write(compact(doc))
@@ -62,34 +66,18 @@ weird = [None, True, False, -1, 0, 2**31, 2**63 - 1, -2**63, 1e308, -1e308, 1e-3
          "inf", "fa2", "ok", "error"]
 
 
-def paths(node, prefix=()):
-    yield prefix
-    if isinstance(node, dict):
-        for k, v in node.items():
-            yield from paths(v, prefix + (k,))
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            yield from paths(v, prefix + (i,))
-
-
-def at(node, path):
-    for k in path[:-1]:
-        node = node[k]
-    return node
-
-
 base = seeds["ci_cpu"]
 variants = []
 for i in range(12):  # one to three values replaced anywhere
     doc = json.loads(compact(rng.choice(list(seeds.values()))))
     for _ in range(rng.randint(1, 3)):
         p = rng.choice([q for q in paths(doc) if q])
-        at(doc, p)[p[-1]] = rng.choice(weird)
+        parent(doc, p)[p[-1]] = rng.choice(weird)
     variants.append(compact(doc))
 for i in range(4):  # one key removed
     doc = json.loads(compact(rng.choice(list(seeds.values()))))
     p = rng.choice([q for q in paths(doc) if q and isinstance(q[-1], str)])
-    del at(doc, p)[p[-1]]
+    del parent(doc, p)[p[-1]]
     variants.append(compact(doc))
 # The fields the gates decide by.
 for edit in [("interrupted", True), ("interrupted", "yes"), ("shard", {"index": 3, "count": 2}),
@@ -120,7 +108,7 @@ for doc in seeds.values():
     for p in paths(doc):
         if p and isinstance(p[-1], str):
             tokens.add(p[-1])
-        value = at(doc, p)[p[-1]] if p else None
+        value = parent(doc, p)[p[-1]] if p else None
         if isinstance(value, str) and len(value) <= 40:
             tokens.add(value)
 # libFuzzer's dictionary syntax escapes only \\, \" and \xNN: printable ASCII keeps it simple.
