@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "checks/check_common.h"
+#include "checks/checks.h"
 #include "io/json_input.h"
 #include "runner/case_filter.h"
 #include "runner/shard.h"
@@ -234,6 +235,19 @@ void apply_gate(const std::vector<GateProblem>& problems, const std::vector<Chec
   gate.threshold = "complete, no case in error/timeout, required metrics present";
   gate.detail = join_reasons(unshown);
   verdicts.push_back(std::move(gate));
+}
+
+std::vector<GateProblem> judge_result_set(ResultSet& rs, const Config& config) {
+  rs.checks = evaluate_checks(config.checks, rs.cases);
+  defer_cross_shard_checks(rs, config, rs.checks);
+  explain_filtered_selections(rs, config, rs.checks);
+  // The gates' one rule: cases in error/timeout (unless the config allows them), or ok cases
+  // without a usable median, fail the set even when no check selects them or overrides
+  // dropped every check.
+  std::vector<GateProblem> problems =
+      audit_result_set(rs, &config, GateOptions{config.allow_case_errors, false});
+  apply_gate(problems, config.checks, rs.checks);
+  return problems;
 }
 
 }  // namespace fa2b

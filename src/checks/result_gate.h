@@ -69,4 +69,10 @@ void defer_cross_shard_checks(const ResultSet& rs, const Config& config,
 void explain_filtered_selections(const ResultSet& rs, const Config& config,
                                  std::vector<Verdict>& verdicts);
 
+// What a gate holding the set's config (sweep, check) does with it: rs.checks becomes the
+// config's checks evaluated on its cases, deferred across shards and explained where a filter
+// emptied them (above), then with the gate's problems applied. Returns the problems, for the
+// caller to print.
+std::vector<GateProblem> judge_result_set(ResultSet& rs, const Config& config);
+
 }  // namespace fa2b

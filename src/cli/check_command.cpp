@@ -131,12 +131,7 @@ int run_check(const CheckArgs& a) {
   const std::optional<Config> config = config_to_judge_by(
       a, rs.config_echo, rs.config_path, [&] { return echo_matches_sha256(rs, a.results); });
   if (!config) return kExitUsage;
-  rs.checks = evaluate_checks(config->checks, rs.cases);
-  defer_cross_shard_checks(rs, *config, rs.checks);
-  explain_filtered_selections(rs, *config, rs.checks);
-  const std::vector<GateProblem> problems =
-      audit_result_set(rs, &*config, GateOptions{config->allow_case_errors, false});
-  apply_gate(problems, config->checks, rs.checks);
+  const std::vector<GateProblem> problems = judge_result_set(rs, *config);
   print_gate_problems(problems);
   if (!a.junit.empty()) write_junit(rs, a.junit);
   if (!a.summary_md.empty()) write_summary_md(rs, a.summary_md);

@@ -282,15 +282,7 @@ int run_sweep_command(SweepArgs a, const ConfigRewrite& rewrite, bool* reports_w
   const bool interrupted = rs.interrupted;
   rs.filter = a.filter;
   rs.profile_once = a.profile_once;
-  rs.checks = evaluate_checks(config->checks, rs.cases);
-  defer_cross_shard_checks(rs, *config, rs.checks);
-  explain_filtered_selections(rs, *config, rs.checks);
-  // The gates' one rule: cases in error/timeout (unless the config allows them), or ok cases
-  // without a usable median, fail the sweep even when no check selects them or overrides
-  // dropped every check.
-  const std::vector<GateProblem> problems =
-      audit_result_set(rs, &*config, GateOptions{config->allow_case_errors, false});
-  apply_gate(problems, config->checks, rs.checks);
+  const std::vector<GateProblem> problems = judge_result_set(rs, *config);
 
   write_results_json(rs, (out / "results.json").string());
   if (reports_written) *reports_written = true;

@@ -15,9 +15,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <vector>
 
-#include "checks/checks.h"
 #include "checks/result_gate.h"
 #include "config/config.h"
 #include "io/json_input.h"
@@ -36,13 +34,7 @@ namespace {
 // `check` makes first is a string compare, not worth the fuzzer's time).
 void judge(fa2b::ResultSet& rs) {
   try {
-    const fa2b::Config config = fa2b::parse_config(rs.config_echo, "<echo>");
-    rs.checks = fa2b::evaluate_checks(config.checks, rs.cases);
-    fa2b::defer_cross_shard_checks(rs, config, rs.checks);
-    fa2b::explain_filtered_selections(rs, config, rs.checks);
-    const std::vector<fa2b::GateProblem> problems =
-        fa2b::audit_result_set(rs, &config, fa2b::GateOptions{config.allow_case_errors, false});
-    fa2b::apply_gate(problems, config.checks, rs.checks);
+    (void)fa2b::judge_result_set(rs, fa2b::parse_config(rs.config_echo, "<echo>"));
   } catch (const fa2b::ConfigError&) {
     // `check` stops here with exit 2; `compare` and `merge` audit without a config.
     (void)fa2b::audit_result_set(rs, nullptr, fa2b::GateOptions{false, true});
