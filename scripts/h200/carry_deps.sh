@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Here (Debian, network): unpacks the Debian packages the GPU machine's image lacks (the build
-# headers, and RE2/abseil/fmt at run time) into .carry/deps, which every device call carries
-# (carry=[".carry"]): build_on_device.sh builds against them, unpack_bin.sh loads them.
+# headers, and RE2/abseil/fmt at run time) into .carry/deps.tgz, which every device call carries
+# (carry=[".carry"]) and env.sh unpacks into .carry/deps there: build_on_device.sh builds
+# against them, unpack_bin.sh loads them.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 packages=(libcli11-dev libfmt-dev libfmt9 nlohmann-json3-dev libgtest-dev libgmock-dev googletest
@@ -16,4 +17,7 @@ for deb in "$tmp"/*.deb; do dpkg -x "$deb" .carry/deps; done
 # all); GoogleTest ships as static archives only.
 find .carry/deps -name 'libabsl*.a' -delete  # RE2 links abseil's shared libraries
 rm -rf .carry/deps/usr/share/doc
-du -sh .carry/deps
+# Packed: the working tree and the carry share the call's 64 MiB; env.sh unpacks it there.
+tar czf .carry/deps.tgz -C .carry deps
+rm -rf .carry/deps
+ls -l .carry/deps.tgz
