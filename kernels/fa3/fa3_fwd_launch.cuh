@@ -149,6 +149,12 @@ cudaError_t run_fa3_fwd_keys(const AttnParams& p, cudaStream_t stream) {
 
 template <typename T, int kHeadDim>
 cudaError_t run_fa3_fwd(const AttnParams& p, cudaStream_t stream) {
+  if (p.T_k <= kFa3ShortestKeys) {
+    if (p.causal) {
+      return launch_fa3_fwd<Fa3FwdShortestTraits<kHeadDim, true>, T, true>(p, stream);
+    }
+    return launch_fa3_fwd<Fa3FwdShortestTraits<kHeadDim, false>, T, false>(p, stream);
+  }
   if (p.T_k <= kFa3ShortKeys) return run_fa3_fwd_keys<T, kHeadDim, true>(p, stream);
   return run_fa3_fwd_keys<T, kHeadDim, false>(p, stream);
 }

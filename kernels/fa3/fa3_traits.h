@@ -95,8 +95,24 @@ template <bool kC>          struct Fa3FwdChoice<256, kC, true>   { using Tile = 
 template <bool kC>          struct Fa3FwdChoice<256, kC, false>  { using Tile = Fa3FwdTile<256, 80,  2, 2>; };
 // clang-format on
 
+// The shortest keys (T_k <= kFa3ShortestKeys) take the short-key tile, except causal D = 256:
+// there 64-key tiles with the copy-engine store mask fewer wasted columns on the few key tiles a
+// causal row sees, which beyond 512 keys no longer outweighs the 80-key tile's fewer softmax
+// rounds (results/NOTES.md "Short-key causal forward" and session 24's A/B).
+constexpr int kFa3ShortestKeys = 512;
+template <int kD, bool kCausal>
+struct Fa3FwdShortestChoice {
+  using Tile = typename Fa3FwdChoice<kD, kCausal, true>::Tile;
+};
+template <>
+struct Fa3FwdShortestChoice<256, true> {
+  using Tile = Fa3FwdTile<256, 64, 2, 2, true, true, false, 1, true>;
+};
+
 // An alias, so that choices naming the same tile share one kernel instantiation.
 template <int kD, bool kCausal, bool kShortKeys>
 using Fa3FwdTraits = typename Fa3FwdChoice<kD, kCausal, kShortKeys>::Tile;
+template <int kD, bool kCausal>
+using Fa3FwdShortestTraits = typename Fa3FwdShortestChoice<kD, kCausal>::Tile;
 
 }  // namespace fa2b
