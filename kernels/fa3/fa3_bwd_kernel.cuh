@@ -47,7 +47,6 @@ struct Fa3BwdArgs {
   // The preprocessing pass's statistics: B·H rows of LSE·log2(e), then B·H rows of D_i, each
   // fa3_bwd_stat_pitch(T_q) long, zeros past T_q.
   CUtensorMap stat_map;
-  float* dq_accum;  // dq_map's accumulator, [B, H, T_q, D] (the split-D kernel's atomics)
 };
 
 namespace fa3 {
@@ -102,6 +101,15 @@ struct BwdSmem {
   __device__ std::uint32_t kv_full() const { return bar(0); }
   __device__ std::uint32_t full(int st) const { return bar(1 + st); }
   __device__ std::uint32_t empty(int st) const { return bar(1 + Traits::kStages + st); }
+  // Split-D only: dQ's piece of (stage, consumer) in the half of Q (piece 0) or dO (piece 1)
+  // that the consumer has finished reading, and the barrier saying it is there.
+  __device__ std::uint32_t dq_piece(int st, int cwg, int piece) const {
+    return (piece == 0 ? q(st) : d_o(st)) + cwg * (Traits::kHalf / 64) * Traits::kBlockM * 128;
+  }
+  __device__ std::uint32_t dq_full(int st, int cwg, int piece) const {
+    return bar(1 + 2 * Traits::kStages + (st * Traits::kConsumers + cwg) * Traits::kDQPieces +
+               piece);
+  }
 };
 
 // Where the CTA sits: its key block, KV head and batch, and the query blocks it visits (the same
@@ -134,14 +142,24 @@ __device__ __forceinline__ BwdBlock bwd_block_of(const AttnParams& f) {
 }
 
 // The mbarriers, by thread 0 before the CTA's first barrier: K and V full once, and per stage
-// full (the producer's copies) and empty (lane 0 of each consumer warp).
+// full (the producer's copies) and empty (Traits::kEmptyArrivals); split-D also dQ's pieces
+// (every thread of the consumer).
 template <typename Traits, typename Smem>
 __device__ __forceinline__ void init_bwd_barriers(const Smem& sm) {
   sm90::mbar_init(sm.kv_full(), 1);
 #pragma unroll
   for (int st = 0; st < Traits::kStages; ++st) {
     sm90::mbar_init(sm.full(st), 1);
-    sm90::mbar_init(sm.empty(st), 4 * Traits::kConsumers);
+    sm90::mbar_init(sm.empty(st), Traits::kEmptyArrivals);
+    if constexpr (Traits::kSplitD) {
+#pragma unroll
+      for (int c = 0; c < Traits::kConsumers; ++c) {
+#pragma unroll
+        for (int piece = 0; piece < Traits::kDQPieces; ++piece) {
+          sm90::mbar_init(sm.dq_full(st, c, piece), 128);
+        }
+      }
+    }
   }
   sm90::mbar_fence_init();
 }

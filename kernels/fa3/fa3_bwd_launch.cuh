@@ -96,7 +96,6 @@ cudaError_t make_fa3_bwd_args(const AttnBwdParams& p, float* dq_accum, const flo
   a->do_map = cache.maps[3];
   a->dq_map = cache.maps[4];
   a->stat_map = cache.maps[5];
-  a->dq_accum = dq_accum;
   return cudaSuccess;
 }
 

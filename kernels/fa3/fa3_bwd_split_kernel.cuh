@@ -6,8 +6,10 @@
 //   consumer 1: dPᵀ = V·dOᵀ, dSᵀ = Pᵀ ∘ (dPᵀ − D_i), dSᵀ to its swizzled tile;
 //   consumer c: dV[:, half c] += Pᵀ·dO[:, half c], dK[:, half c] += dSᵀ·Q[:, half c] (Pᵀ and dSᵀ
 //   as register A operands; consumer 0 reads dSᵀ's fragments back from the tile), then
-//   dQ[:, half c] = dS·K[:, half c] (dS read MN-major from the tile), added to the fp32
-//   accumulator with vector atomics.
+//   dQ[:, half c] = dS·K[:, half c] (dS read MN-major from the tile) in two 64-column pieces,
+//   each left in the stage's shared memory the consumer no longer reads;
+//   the writer (producer warpgroup, warp 1): each piece to the fp32 accumulator by the copy
+//   engine's reduce-add, then the stage back to the producer once the copy engine has read it.
 // Sᵀ and dPᵀ run at the same time on the two consumers, then each does half of the other three
 // products, so the tensor cores see the same work from both. Two named barriers order the
 // hand-overs: Pᵀ written → consumer 1 reads it (1), dSᵀ written → both read it (2). Each buffer
@@ -21,24 +23,36 @@
 namespace fa2b {
 namespace fa3 {
 
-// One thread's dQ accumulators (rows dq_row and dq_row + 8 of the query block, columns col0 +
-// 8 j + col_lane and the next) added to the fp32 accumulator rows, two columns an atomic.
-template <int kDQAcc>
-__device__ __forceinline__ void add_dq_rows(float* accum_rows, int row_stride, int rows_left,
-                                            const float (&dq)[kDQAcc], int dq_row, int col0,
-                                            int col_lane) {
+// The writer thread: per query block, each consumer's dQ pieces as they arrive, added to the
+// fp32 accumulator (rows past T_q are skipped by the copy engine), then the stage freed once the
+// copy engine has read them; before leaving, every addition landed (the post-pass reads them).
+template <typename Traits>
+__device__ __forceinline__ void write_dq_pieces(const Fa3BwdArgs& a, const BwdSmem<Traits>& sm,
+                                                const BwdBlock& blk) {
+  sm90::tma_prefetch_map(&a.dq_map);
+  for (int it = 0; it < blk.iterations; ++it) {
+    const int st = sm90::ring_slot<Traits::kStages>(it);
+    const std::uint32_t phase = sm90::ring_phase<Traits::kStages>(it);
+    const int h = blk.head(it);
+    const int m0 = blk.m0(it, Traits::kBlockM);
 #pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const int row = dq_row + 8 * r;
-    if (row < rows_left) {
-      float* dst = accum_rows + static_cast<std::int64_t>(row) * row_stride + col0 + col_lane;
+    for (int piece = 0; piece < Traits::kDQPieces; ++piece) {
 #pragma unroll
-      for (int j = 0; j < kDQAcc / 4; ++j) {
-        atomicAdd(reinterpret_cast<float2*>(dst + 8 * j),
-                  make_float2(dq[4 * j + 2 * r], dq[4 * j + 2 * r + 1]));
+      for (int c = 0; c < Traits::kConsumers; ++c) {
+        sm90::mbar_wait(sm.dq_full(st, c, piece), phase);
+        const std::uint32_t src = sm.dq_piece(st, c, piece);
+#pragma unroll
+        for (int box = 0; box < 2; ++box) {
+          sm90::tma_reduce_add_4d(&a.dq_map, src + box * Traits::kDQBoxBytes,
+                                  c * Traits::kHalf + 64 * piece + 32 * box, m0, h, blk.b);
+        }
       }
     }
+    sm90::bulk_commit_group();
+    sm90::bulk_wait_group_read<0>();
+    sm90::mbar_arrive(sm.empty(st));
   }
+  sm90::bulk_wait_group<0>();
 }
 
 template <typename Traits, typename T, bool kCausal>
@@ -72,6 +86,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
   if (wg == 0) {
     sm90::setmaxnreg_dec<Traits::kProducerRegs>();
     if (tid == 0 && blk.iterations > 0) produce_bwd(args, sm, blk);
+    if (tid == 32 && blk.iterations > 0) write_dq_pieces(args, sm, blk);
     return;
   }
   sm90::setmaxnreg_inc<Traits::kConsumerRegs>();
@@ -103,7 +118,6 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
 
   if (blk.iterations > 0) sm90::mbar_wait(sm.kv_full(), 0);
   for (int it = 0; it < blk.iterations; ++it) {
-    const int h = blk.head(it);
     const int m0 = blk.m0(it, kBM);
     const int st = sm90::ring_slot<Traits::kStages>(it);
     const std::uint32_t s_q = sm.q(st);
@@ -195,10 +209,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
     // dQ[:, half] = dS·K[:, half] over this block's keys, one 64-column piece at a time: beside
     // dK's and dV's accumulators and the fragments of Pᵀ and dSᵀ, a whole half's 64 accumulators
     // do not fit a consumer's 240 registers, and ptxas would then serialise every wgmma.
-    float* accum_rows =
-        args.dq_accum + ((static_cast<std::int64_t>(blk.b) * f.H + h) * f.T_q + m0) * kD;
 #pragma unroll
-    for (int piece = 0; piece < kHalf / 64; ++piece) {
+    for (int piece = 0; piece < Traits::kDQPieces; ++piece) {
       float dq[32];
       sm90::wgmma_fence();
 #pragma unroll
@@ -216,8 +228,12 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
         sm90::fence_operands(pa);
         sm90::fence_operands(dsa);
       }
-      if (piece == kHalf / 64 - 1 && lane == 0) sm90::mbar_arrive(sm.empty(st));
-      add_dq_rows(accum_rows, kD, f.T_q - m0, dq, dq_row, cwg * kHalf + 64 * piece, col_lane);
+      // The piece's place: this consumer's half of Q (piece 0) or dO (piece 1), which no
+      // product reads any more (its own dK and dV have completed; the other consumer reads only
+      // its own half, and Sᵀ and dPᵀ completed before the hand-over barriers).
+      store_dq_slice<64>(sm.dq_piece(st, cwg, piece), dq, dq_row, col_lane);
+      sm90::fence_smem_for_async_proxy();
+      sm90::mbar_arrive(sm.dq_full(st, cwg, piece));
     }
   }
 

@@ -70,6 +70,8 @@ struct Fa3BwdTraits {
   static constexpr int kStatOffset = kDQOffset + kDQBytes;
   static constexpr int kBarOffset = kStatOffset + kStatBytes;
   static constexpr int kBarriers = 1 + 2 * kStages;
+  // A stage is free once lane 0 of every consumer warp has arrived.
+  static constexpr int kEmptyArrivals = 4 * kConsumers;
   static constexpr int kSmemBytes = kBarOffset + 8 * kBarriers + 1024;  // + alignment slack
   static_assert(kBlockM == 64, "dSᵀ is one 64-column block of the swizzled layout");
   static_assert(kDQCols % 32 == 0, "dQ slices in whole 32-column boxes");
@@ -83,8 +85,12 @@ struct Fa3BwdTraits {
 // Pᵀ goes to consumer 1 through shared memory (fp32, as each thread holds it), dSᵀ to consumer
 // 0 through its swizzled tile (which dQ's wgmma reads too). Each consumer then accumulates its
 // half of dV's and dK's columns (64 × D/2 each, in registers) and computes its half of dQ's
-// columns, which it adds to the fp32 accumulator with vector atomics: shared memory has no room
-// left for staging dQ (K, V and two stages of Q and dO take 192 KB at D = 256).
+// columns in 64-column pieces. K, V and two stages of Q and dO take 192 KB at D = 256, leaving
+// no room for a dQ buffer, but once a consumer's dK and dV products are done it no longer reads
+// its half of the stage's Q and dO (16 KB each, the size of one fp32 piece): piece 0 goes there
+// in Q's place, piece 1 in dO's, and a writer thread of the producer warpgroup adds each to the
+// fp32 accumulator by the copy engine (a tensor reduce-add: whole lines, against the scattered
+// vector atomics that saturated L2), then frees the stage once the copy engine has read it.
 template <int kD>
 struct Fa3BwdSplitDTraits {
   static constexpr bool kSplitD = true;
@@ -108,9 +114,17 @@ struct Fa3BwdSplitDTraits {
   static constexpr int kPOffset = kDSOffset + kDSBytes;
   static constexpr int kStatOffset = kPOffset + kPBytes;
   static constexpr int kBarOffset = kStatOffset + kStatBytes;
-  static constexpr int kBarriers = 1 + 2 * kStages;
+  // dQ's pieces per consumer (64 columns each), each with a full barrier per stage: the
+  // consumer's 128 threads arrive once it is in shared memory, the writer waits.
+  static constexpr int kDQPieces = kHalf / 64;
+  static constexpr int kDQBoxBytes = kBlockM * 32 * 4;  // 32 fp32 columns, the swizzle span
+  static constexpr int kBarriers = 1 + 2 * kStages + kStages * kConsumers * kDQPieces;
+  // The writer frees a stage, after the consumers' last pieces and the copy engine's reads.
+  static constexpr int kEmptyArrivals = 1;
   static constexpr int kSmemBytes = kBarOffset + 8 * kBarriers + 1024;  // + alignment slack
   static_assert(kBlockM == 64 && kBlockN == 64, "Sᵀ, Pᵀ and dSᵀ are one m64n64 tile");
+  static_assert(kDQPieces == 2, "piece 0 takes the consumer's half of Q, piece 1 of dO");
+  static_assert(kBlockM * 64 * 4 == kBlockM * kHalf * 2, "an fp32 piece fills a half tile");
   static_assert(kHalf % 64 == 0, "each consumer's columns are whole 64-column blocks");
   static_assert(kDSOffset % 1024 == 0, "swizzle atoms aligned");
   static_assert(kSmemBytes <= 227 * 1024, "shared memory of one sm_90 block");
