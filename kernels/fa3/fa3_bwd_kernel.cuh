@@ -51,10 +51,10 @@ struct Fa3BwdArgs {
 
 namespace fa3 {
 
-// One thread's dQ accumulators (columns [0, D/2) of the warpgroup's slice, rows row and row + 8)
-// into the warpgroup's shared-memory slice: 32-column boxes of 64 rows, each row's 16-byte
-// chunks swizzled by row % 8 as the copy engine's 128-byte swizzle expects.
-template <int kDQCols, int kDQAcc>
+// One thread's dQ accumulators (kDQAcc / 2 columns of the warpgroup's slice or piece, rows row
+// and row + 8) into shared memory: 32-column boxes of 64 rows, each row's 16-byte chunks
+// swizzled by row % 8 as the copy engine's 128-byte swizzle expects.
+template <int kDQAcc>
 __device__ __forceinline__ void store_dq_slice(std::uint32_t slice, const float (&dq)[kDQAcc],
                                                int row, int col_lane) {
 #pragma unroll
@@ -432,7 +432,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
     const std::uint32_t slice = sm.dq(it & 1, cwg);
     if (issuer) sm90::bulk_wait_group_read<1>();
     sm90::named_barrier_sync(2 + cwg, 128);
-    store_dq_slice<kDQCols>(slice, dq, dq_row, col_lane);
+    store_dq_slice(slice, dq, dq_row, col_lane);
     sm90::fence_smem_for_async_proxy();
     sm90::named_barrier_sync(2 + cwg, 128);
     if (issuer) {

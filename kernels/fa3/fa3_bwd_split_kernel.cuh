@@ -231,7 +231,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
       // The piece's place: this consumer's half of Q (piece 0) or dO (piece 1), which no
       // product reads any more (its own dK and dV have completed; the other consumer reads only
       // its own half, and Sᵀ and dPᵀ completed before the hand-over barriers).
-      store_dq_slice<64>(sm.dq_piece(st, cwg, piece), dq, dq_row, col_lane);
+      store_dq_slice(sm.dq_piece(st, cwg, piece), dq, dq_row, col_lane);
       sm90::fence_smem_for_async_proxy();
       sm90::mbar_arrive(sm.dq_full(st, cwg, piece));
     }
