@@ -9,12 +9,13 @@
 # Prediction: fa3 1.3-1.8x at every case; D = 256 about 1.3x (fa3 / fa2 1.46-1.61x in session
 # 22, fa2 / PyTorch flash 0.88-0.95x).
 # From the repository root with carry=[".carry"]:  bash results/h200/training/fa3_vs_torch_flash/call.sh
+# (session 24: PERF_FILTER='^(fa3|torch-flash)/.*-D256/' times D = 256 alone, after its dQ change).
 set -u
 outdir=/tmp/tf; mkdir -p $outdir; budget=${BUDGET:-560}; PACK=$OUT/fa3_vs_torch_flash.tgz
 source scripts/h200/steps.sh
 build_or_stop --target fa2bench
 step perf_train $(($(left) - 10)) env TRAINING_ROOT=$outdir STAGES=perf TORCH_BACKENDS=flash \
-  PERF_TAG=fa3_vs_torch_flash PERF_FILTER='^(fa3|torch-flash)/' scripts/h200/training.sh /tmp/b
+  PERF_TAG=fa3_vs_torch_flash PERF_FILTER="${PERF_FILTER:-^(fa3|torch-flash)/}" scripts/h200/training.sh /tmp/b
 # The eight lowest fa3 / PyTorch flash TFLOP/s ratios.
 grep -E '^\| fa3 ' $outdir/perf_train_fa3_vs_torch_flash/compare_vs_torch.md |
   awk -F'|' '{print $4, $10}' | sort -k2,2 | head -n 8
