@@ -15,6 +15,10 @@
 #                              in turn, N rounds, into DIR/{a,b}_R (40 s each, while the budget
 #                              lasts): the interleaved A/B that results/h200/fa3_bwd_v3/ab_table.py
 #                              reads
+#   ab_fa3_vs_cudnn N DIR FILTER ARGS...
+#                              ab_rounds N DIR with fa3 on the cases FILTER selects, then cuDNN
+#                              once on HEAD's build (DIR/cudnn), then the A/B table
+#                              (results/h200/fa3_bwd_v3/ab_table.py) into $outdir/ab.md
 #   tests_and_sanitizers TESTS FILTER SANITIZE_FILTER [SECONDS]
 #                              the candidate's GPU tests (gtest FILTER, log $outdir/tests.log)
 #                              beside racecheck, memcheck and synccheck (SANITIZE_FILTER, grid
@@ -64,6 +68,14 @@ ab_rounds() {
       echo "$(basename "$dir") $v round $r: $? at $(($(date +%s) - steps_start))s"
     done
   done
+}
+ab_fa3_vs_cudnn() {
+  local rounds=$1 dir=$2 filter=$3
+  shift 3
+  ab_rounds "$rounds" "$dir" --target cuda --backends fa3 --filter "$filter" "$@"
+  [ "$(left)" -gt 40 ] && timeout 40 /tmp/ba/fa2bench sweep --target cuda --backends cudnn \
+    --filter "$filter" "$@" --out "$dir/cudnn" --quiet > /dev/null 2>&1
+  python3 results/h200/fa3_bwd_v3/ab_table.py "$dir" | tee "$outdir/ab.md"
 }
 tests_and_sanitizers() {
   local filter=$1 sfilter=$2 t=${3:-150} tool jobs

@@ -24,9 +24,6 @@ tests_and_sanitizers '*Fa3Bwd*' '*Fa3BwdSweep*' 130 ||
   { echo "the candidate fails its tests or a sanitizer: no timing"; exit 1; }
 f='^(fa3|cudnn)/.*-D(64|128)/'
 m="--set measure.warmup=2 --set measure.min_samples=5 --set measure.max_samples=12 --set measure.verify_rows=8"
-ab_rounds 2 $outdir/ab --config configs/perf_train.json --target cuda --backends fa3 --filter "$f" $m
-timeout 40 /tmp/ba/fa2bench sweep --config configs/perf_train.json --target cuda --backends cudnn \
-  --filter "$f" $m --out $outdir/ab/cudnn --quiet > /dev/null 2>&1
-python3 results/h200/fa3_bwd_v3/ab_table.py $outdir/ab | tee $outdir/ab.md
+ab_fa3_vs_cudnn 2 $outdir/ab "$f" --config configs/perf_train.json $m
 pack
 echo "total: $(($(date +%s) - steps_start))s"
