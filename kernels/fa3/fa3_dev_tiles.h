@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tuning candidates of the fa3 forward (`fa2bench tune --backend fa3`, docs/tuning.md): per
 // head dim, the list of tiles variants 1, 2, ... run (variant 0 is the shipped dispatch,
-// Fa3FwdTraits, which picks its tile by mask and key length). Each candidate runs with either mask.
+// Fa3FwdTraits, which picks its tile by mask and key-length class). Each candidate runs with either mask.
 // The names tune prints are derived from the tiles. Instantiated only in builds with
 // -DFA2BENCH_DEV_KERNELS=ON (kernels/fa3/inst/dev/, written by inst/gen_units.py).
 #pragma once

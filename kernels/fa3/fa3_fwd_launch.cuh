@@ -141,22 +141,23 @@ cudaError_t launch_fa3_fwd(const AttnParams& p, cudaStream_t stream) {
                     : launch_fa3_fwd_as<Traits, T, kCausal, false>(p, stream);
 }
 
-template <typename T, int kHeadDim, bool kShortKeys>
+template <typename T, int kHeadDim, Fa3Keys kKeys>
 cudaError_t run_fa3_fwd_keys(const AttnParams& p, cudaStream_t stream) {
-  if (p.causal) return launch_fa3_fwd<Fa3FwdTraits<kHeadDim, true, kShortKeys>, T, true>(p, stream);
-  return launch_fa3_fwd<Fa3FwdTraits<kHeadDim, false, kShortKeys>, T, false>(p, stream);
+  if (p.causal) return launch_fa3_fwd<Fa3FwdTraits<kHeadDim, true, kKeys>, T, true>(p, stream);
+  return launch_fa3_fwd<Fa3FwdTraits<kHeadDim, false, kKeys>, T, false>(p, stream);
 }
 
 template <typename T, int kHeadDim>
 cudaError_t run_fa3_fwd(const AttnParams& p, cudaStream_t stream) {
-  if (p.T_k <= kFa3ShortestKeys) {
-    if (p.causal) {
-      return launch_fa3_fwd<Fa3FwdShortestTraits<kHeadDim, true>, T, true>(p, stream);
-    }
-    return launch_fa3_fwd<Fa3FwdShortestTraits<kHeadDim, false>, T, false>(p, stream);
+  switch (fa3_keys_of(p.T_k)) {
+    case Fa3Keys::kShortest:
+      return run_fa3_fwd_keys<T, kHeadDim, Fa3Keys::kShortest>(p, stream);
+    case Fa3Keys::kShort:
+      return run_fa3_fwd_keys<T, kHeadDim, Fa3Keys::kShort>(p, stream);
+    case Fa3Keys::kLong:
+      break;
   }
-  if (p.T_k <= kFa3ShortKeys) return run_fa3_fwd_keys<T, kHeadDim, true>(p, stream);
-  return run_fa3_fwd_keys<T, kHeadDim, false>(p, stream);
+  return run_fa3_fwd_keys<T, kHeadDim, Fa3Keys::kLong>(p, stream);
 }
 
 }  // namespace fa2b

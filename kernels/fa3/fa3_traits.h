@@ -73,8 +73,18 @@ struct Fa3FwdTile {
 // takes 80-key tiles. Persistent CTAs with two Q buffers pay where a tile's prologue and epilogue
 // weigh most: D = 64 (short GEMMs) at every length, D = 128 up to kFa3ShortKeys keys; D = 128 on
 // long keys and D = 256 run one CTA per tile. The copy engine stores O wherever the epilogue
-// weighs (the short-key tiles, and D = 64).
+// weighs (the short-key tiles, and D = 64). The shortest keys take the short-key tile, except
+// causal D = 256: there 64-key tiles with the copy-engine store mask fewer wasted columns on the
+// few key tiles a causal row sees, which beyond 512 keys no longer outweighs the 80-key tile's
+// fewer softmax rounds (results/NOTES.md "Short-key causal forward" and session 24's A/B).
+enum class Fa3Keys { kShortest, kShort, kLong };
+constexpr int kFa3ShortestKeys = 512;
 constexpr int kFa3ShortKeys = 2048;
+constexpr Fa3Keys fa3_keys_of(int T_k) {
+  return T_k <= kFa3ShortestKeys ? Fa3Keys::kShortest
+         : T_k <= kFa3ShortKeys  ? Fa3Keys::kShort
+                                 : Fa3Keys::kLong;
+}
 
 // The (batch, head) pairs of one L2 section of the tile order (common/tile_order.h): few, so that
 // the query tiles of a pair run at the same time and read its K and V from DRAM once. Persistent
@@ -83,36 +93,26 @@ constexpr int kFa3ShortKeys = 2048;
 // small sections (a saw-tooth of weights) break; they take sections as large as half of L2 holds.
 constexpr int kFa3L2SectionPairs = 2;
 
-template <int kD, bool kCausal, bool kShortKeys>
-struct Fa3FwdChoice;
+// Unlisted (D, mask, shortest keys): the short-key tile.
+template <int kD, bool kCausal, Fa3Keys kKeys>
+struct Fa3FwdChoice {
+  static_assert(kKeys == Fa3Keys::kShortest, "every head dim lists its short and long tiles");
+  using Tile = typename Fa3FwdChoice<kD, kCausal, Fa3Keys::kShort>::Tile;
+};
 // clang-format off
-//                                                  D    Bn   stages consumers turns staged epilogue, persistent, Q buffers, TMA store
-template <bool kC, bool kS> struct Fa3FwdChoice<64, kC, kS>      { using Tile = Fa3FwdTile<64,  128, 2, 3, true, true, true, 2, true>; };
-template <>                 struct Fa3FwdChoice<128, false, true>  { using Tile = Fa3FwdTile<128, 128, 2, 2, true, true, true, 2, true>; };
-template <>                 struct Fa3FwdChoice<128, false, false> { using Tile = Fa3FwdTile<128, 176, 2, 2, true, true>; };
-template <bool kS>          struct Fa3FwdChoice<128, true, kS>   { using Tile = Fa3FwdTile<128, 128, 2, 2, true, true, kS, kS ? 2 : 1, kS>; };
-template <bool kC>          struct Fa3FwdChoice<256, kC, true>   { using Tile = Fa3FwdTile<256, 80,  2, 2, true, true, false, 1, true>; };
-template <bool kC>          struct Fa3FwdChoice<256, kC, false>  { using Tile = Fa3FwdTile<256, 80,  2, 2>; };
+//                                                                  D    Bn   stages consumers turns staged epilogue, persistent, Q buffers, TMA store
+template <bool kC, Fa3Keys kK> struct Fa3FwdChoice<64, kC, kK>                     { using Tile = Fa3FwdTile<64,  128, 2, 3, true, true, true, 2, true>; };
+template <>                    struct Fa3FwdChoice<128, false, Fa3Keys::kShort>    { using Tile = Fa3FwdTile<128, 128, 2, 2, true, true, true, 2, true>; };
+template <>                    struct Fa3FwdChoice<128, false, Fa3Keys::kLong>     { using Tile = Fa3FwdTile<128, 176, 2, 2, true, true>; };
+template <Fa3Keys kK>          struct Fa3FwdChoice<128, true, kK>                  { static constexpr bool kS = kK != Fa3Keys::kLong;
+                                                                                     using Tile = Fa3FwdTile<128, 128, 2, 2, true, true, kS, kS ? 2 : 1, kS>; };
+template <bool kC>             struct Fa3FwdChoice<256, kC, Fa3Keys::kShort>       { using Tile = Fa3FwdTile<256, 80,  2, 2, true, true, false, 1, true>; };
+template <bool kC>             struct Fa3FwdChoice<256, kC, Fa3Keys::kLong>        { using Tile = Fa3FwdTile<256, 80,  2, 2>; };
+template <>                    struct Fa3FwdChoice<256, true, Fa3Keys::kShortest>  { using Tile = Fa3FwdTile<256, 64,  2, 2, true, true, false, 1, true>; };
 // clang-format on
 
-// The shortest keys (T_k <= kFa3ShortestKeys) take the short-key tile, except causal D = 256:
-// there 64-key tiles with the copy-engine store mask fewer wasted columns on the few key tiles a
-// causal row sees, which beyond 512 keys no longer outweighs the 80-key tile's fewer softmax
-// rounds (results/NOTES.md "Short-key causal forward" and session 24's A/B).
-constexpr int kFa3ShortestKeys = 512;
-template <int kD, bool kCausal>
-struct Fa3FwdShortestChoice {
-  using Tile = typename Fa3FwdChoice<kD, kCausal, true>::Tile;
-};
-template <>
-struct Fa3FwdShortestChoice<256, true> {
-  using Tile = Fa3FwdTile<256, 64, 2, 2, true, true, false, 1, true>;
-};
-
 // An alias, so that choices naming the same tile share one kernel instantiation.
-template <int kD, bool kCausal, bool kShortKeys>
-using Fa3FwdTraits = typename Fa3FwdChoice<kD, kCausal, kShortKeys>::Tile;
-template <int kD, bool kCausal>
-using Fa3FwdShortestTraits = typename Fa3FwdShortestChoice<kD, kCausal>::Tile;
+template <int kD, bool kCausal, Fa3Keys kKeys>
+using Fa3FwdTraits = typename Fa3FwdChoice<kD, kCausal, kKeys>::Tile;
 
 }  // namespace fa2b
