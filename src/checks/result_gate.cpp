@@ -10,6 +10,7 @@
 
 #include "checks/check_common.h"
 #include "checks/checks.h"
+#include "checks/model_checks.h"
 #include "io/json_input.h"
 #include "runner/case_filter.h"
 #include "runner/shard.h"
@@ -20,11 +21,12 @@ namespace {
 
 // A case's identity within one set: two sweeps of a config may hold the same shape.
 std::string case_key(const Case& c) {
-  return c.sweep + "\x1f" + c.id();
+  return workload_key(c.sweep, c.id());
 }
 
-// The cases of the whole run this set belongs to: expansion, target mapping, --filter (every
-// shard of it). Throws std::invalid_argument for a recorded filter that does not compile.
+// The attention cases of the whole run this set belongs to: expansion, target mapping,
+// --filter (every shard of it). Throws std::invalid_argument for a recorded filter that does
+// not compile.
 std::vector<Case> run_cases(const ResultSet& rs, const Config& config) {
   std::vector<Case> cases = cases_for_target(config.cases, rs.target);
   if (!rs.filter.empty()) {
@@ -39,68 +41,42 @@ std::vector<Case> run_cases(const ResultSet& rs, const Config& config) {
   return cases;
 }
 
-// The cases `sweep` would have run for this set: run_cases, then its --shard.
-std::vector<Case> expected_cases(const ResultSet& rs, const Config& config) {
-  std::vector<Case> cases = run_cases(rs, config);
-  if (rs.shard_count > 0) cases = shard_cases(cases, Shard{rs.shard_index, rs.shard_count});
-  return cases;
+const char* noun(const WorkloadSet& set) {
+  return set.kind == WorkloadKind::attention ? "case" : "step";
 }
 
-// The cases the set should hold, or why that cannot be told ("" and `cases` when it can).
-struct Expected {
-  std::vector<Case> cases;
-  std::string unknown;  // e.g. the recorded filter does not compile
-};
-
-Expected expectation(const ResultSet& rs, const Config& config) {
-  try {
-    return {expected_cases(rs, config), {}};
-  } catch (const std::invalid_argument& e) {
-    return {{},
-            fmt::format("results incomplete: cannot tell which cases the recorded filter \"{}\" "
-                        "kept ({})",
-                        rs.filter, e.what())};
-  }
-}
-
-// "results incomplete: ..." when cases are missing or the run was interrupted; "" otherwise.
+// "results incomplete: ..." when results are missing or the run was interrupted; "" otherwise.
 // `expected` is null without a config.
-std::string incompleteness(const ResultSet& rs, const Expected* expected,
+std::string incompleteness(const WorkloadSet& set, const WorkloadExpectation* expected,
                            const GateOptions& options) {
   if (!expected) {
-    return rs.interrupted ? fmt::format("results incomplete: interrupted after {}",
-                                        checks::plural(rs.cases.size(), "case"))
-                          : std::string();
+    return set.interrupted ? fmt::format("results incomplete: interrupted after {}",
+                                         checks::plural(set.results.size(), noun(set)))
+                           : std::string();
   }
   if (!expected->unknown.empty()) return expected->unknown;
   std::set<std::string> present;
-  for (const CaseResult& r : rs.cases) present.insert(case_key(r.c));
+  for (const WorkloadResult& r : set.results) present.insert(workload_key(r.sweep, r.id));
   std::vector<std::string> missing;
-  for (const Case& c : expected->cases)
-    if (present.count(case_key(c)) == 0) missing.push_back(c.id());
-  const std::size_t have = expected->cases.size() - missing.size();
-  if (rs.interrupted) {
-    return fmt::format("results incomplete: {} of {} cases (interrupted)", have,
-                       expected->cases.size());
+  for (const auto& [sweep, id] : expected->results)
+    if (present.count(workload_key(sweep, id)) == 0) missing.push_back(id);
+  const std::size_t have = expected->results.size() - missing.size();
+  if (set.interrupted) {
+    return fmt::format("results incomplete: {} of {} {}s (interrupted)", have,
+                       expected->results.size(), noun(set));
   }
   if (missing.empty() || options.allow_missing_cases) return {};
-  return fmt::format("results incomplete: {} of {} cases; missing {}{}", have,
-                     expected->cases.size(), missing.front(), checks::and_more(missing.size() - 1));
+  return fmt::format("results incomplete: {} of {} {}s; missing {}{}", have,
+                     expected->results.size(), noun(set), missing.front(),
+                     checks::and_more(missing.size() - 1));
 }
 
-// What narrowed the expansion, for the message about a case outside it.
-std::string narrowing(const ResultSet& rs) {
-  std::string out = fmt::format("for target {}", rs.target);
-  if (!rs.filter.empty()) out += fmt::format(", --filter {}", clip_echo(rs.filter, 60));
-  if (rs.shard_count > 0) out += fmt::format(", shard {}/{}", rs.shard_index, rs.shard_count);
+// What narrowed the expansion, for the message about a result outside it.
+std::string narrowing(const WorkloadSet& set) {
+  std::string out = fmt::format("for target {}", set.target);
+  if (!set.filter.empty()) out += fmt::format(", --filter {}", clip_echo(set.filter, 60));
+  if (set.shard_count > 0) out += fmt::format(", shard {}/{}", set.shard_index, set.shard_count);
   return out;
-}
-
-std::string median_problem(double median) {
-  if (std::isnan(median)) return "time_ms.median is missing";
-  if (std::isinf(median)) return fmt::format("time_ms.median is {}", checks::num(median));
-  if (median <= 0) return fmt::format("time_ms.median is {} (must be > 0)", checks::num(median));
-  return {};
 }
 
 std::string join_reasons(const std::vector<const GateProblem*>& problems) {
@@ -109,45 +85,62 @@ std::string join_reasons(const std::vector<const GateProblem*>& problems) {
   return out;
 }
 
+GateProblem problem_of(GateProblemKind kind, const WorkloadResult& r, std::string reason) {
+  return {kind, workload_key(r.sweep, r.id), r.selected_by, r.attention, std::move(reason)};
+}
+
 }  // namespace
 
-std::vector<std::string> missing_required_metrics(const CaseResult& r) {
-  std::vector<std::string> out;
-  if (r.status != Status::ok) return out;
-  const std::string median = median_problem(r.time.median);
-  if (!median.empty()) out.push_back(median);
-  if (!r.memory.recorded) out.push_back("no memory block");
-  if (!r.accuracy.nonfinite_recorded) out.push_back("no accuracy.nonfinite count");
-  return out;
+std::vector<GateProblem> audit_workloads(const WorkloadSet& set,
+                                         const WorkloadExpectation* expected,
+                                         const GateOptions& options) {
+  std::vector<GateProblem> problems;
+  const std::string incomplete = incompleteness(set, expected, options);
+  if (!incomplete.empty())
+    problems.push_back({GateProblemKind::incomplete, {}, {}, nullptr, incomplete});
+  const bool known = expected && expected->unknown.empty();
+  std::set<std::string> expected_keys;
+  if (known)
+    for (const auto& [sweep, id] : expected->results) expected_keys.insert(workload_key(sweep, id));
+  std::set<std::string> seen;
+  for (const WorkloadResult& r : set.results) {
+    const std::string key = workload_key(r.sweep, r.id);
+    if (!seen.insert(key).second) {
+      // Which copy would a check or a comparison read? Neither may be trusted.
+      problems.push_back(problem_of(
+          GateProblemKind::unexpected, r,
+          fmt::format("{} {} (sweep \"{}\") appears more than once", noun(set), r.id, r.sweep)));
+    } else if (known && expected_keys.count(key) == 0) {
+      problems.push_back(problem_of(GateProblemKind::unexpected, r,
+                                    fmt::format("{} {} (sweep \"{}\") is not in the config's "
+                                                "expansion {}",
+                                                noun(set), r.id, r.sweep, narrowing(set))));
+    }
+    if ((r.status == Status::error || r.status == Status::timeout) && !options.allow_case_errors) {
+      std::string reason = fmt::format("{} {} is {}", noun(set), r.id, to_string(r.status));
+      if (!r.reason.empty()) reason += ": " + r.reason;
+      problems.push_back(problem_of(GateProblemKind::case_failed, r, reason));
+    }
+    for (const std::string& what : r.missing_metrics) {
+      problems.push_back(problem_of(GateProblemKind::bad_metric, r,
+                                    fmt::format("{} {}: {}", noun(set), r.id, what)));
+    }
+  }
+  return problems;
 }
 
 std::vector<GateProblem> audit_result_set(const ResultSet& rs, const Config* config,
                                           const GateOptions& options) {
-  std::vector<GateProblem> problems;
-  std::optional<Expected> expected;
-  if (config) expected = expectation(rs, *config);
-  const std::string incomplete = incompleteness(rs, expected ? &*expected : nullptr, options);
-  if (!incomplete.empty()) problems.push_back({GateProblemKind::incomplete, nullptr, incomplete});
-  std::set<std::string> expected_keys;
-  if (expected && expected->unknown.empty())
-    for (const Case& c : expected->cases) expected_keys.insert(case_key(c));
-  for (const CaseResult& r : rs.cases) {
-    if (expected && expected->unknown.empty() && expected_keys.count(case_key(r.c)) == 0) {
-      problems.push_back({GateProblemKind::unexpected, &r,
-                          fmt::format("case {} (sweep \"{}\") is not in the config's expansion {}",
-                                      r.c.id(), r.c.sweep, narrowing(rs))});
-    }
-    if ((r.status == Status::error || r.status == Status::timeout) && !options.allow_case_errors) {
-      std::string reason = fmt::format("case {} is {}", r.c.id(), to_string(r.status));
-      if (!r.reason.empty()) reason += ": " + r.reason;
-      problems.push_back({GateProblemKind::case_failed, &r, reason});
-    }
-    for (const std::string& what : missing_required_metrics(r)) {
-      problems.push_back(
-          {GateProblemKind::bad_metric, &r, fmt::format("case {}: {}", r.c.id(), what)});
-    }
-  }
-  return problems;
+  std::optional<WorkloadExpectation> expected;
+  if (config) expected = expected_workloads(rs, *config);
+  return audit_workloads(workload_set(rs), expected ? &*expected : nullptr, options);
+}
+
+std::vector<GateProblem> audit_result_set(const ModelResultSet& rs, const Config* config,
+                                          const GateOptions& options) {
+  std::optional<WorkloadExpectation> expected;
+  if (config) expected = expected_workloads(rs, *config);
+  return audit_workloads(workload_set(rs), expected ? &*expected : nullptr, options);
 }
 
 void defer_cross_shard_checks(const ResultSet& rs, const Config& config,
@@ -209,7 +202,7 @@ void apply_gate(const std::vector<GateProblem>& problems, const std::vector<Chec
     std::vector<const GateProblem*> affecting;
     for (std::size_t k = 0; k < problems.size(); ++k) {
       const GateProblem& p = problems[k];
-      if (p.result && !specs[i].select.matches(p.result->c)) continue;
+      if (p.selected_by && !p.selected_by(specs[i].select)) continue;
       affecting.push_back(&p);
       shown[k] = true;
     }
@@ -247,6 +240,15 @@ std::vector<GateProblem> judge_result_set(ResultSet& rs, const Config& config) {
   std::vector<GateProblem> problems =
       audit_result_set(rs, &config, GateOptions{config.allow_case_errors, false});
   apply_gate(problems, config.checks, rs.checks);
+  return problems;
+}
+
+std::vector<GateProblem> judge_result_set(const ModelResultSet& rs, const Config& config,
+                                          std::vector<Verdict>& verdicts) {
+  verdicts = evaluate_model_checks(config.checks, rs.cases);
+  std::vector<GateProblem> problems =
+      audit_result_set(rs, &config, GateOptions{config.allow_case_errors, false});
+  apply_gate(problems, config.checks, verdicts);
   return problems;
 }
 

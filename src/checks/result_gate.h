@@ -4,14 +4,18 @@
 // cases its config does not produce, has cases in `error`/`timeout`, or has an `ok` case
 // without a usable required metric (a finite median time > 0, a memory block, a nonfinite
 // count) can never give exit 0. This file finds those problems; each gate turns them into
-// its own verdicts.
+// its own verdicts. It judges every workload kind (attention cases, transformer training
+// steps) through one view (checks/workload.h).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "checks/workload.h"
 #include "config/config.h"
 #include "core/result.h"
+#include "io/model_results.h"
 
 namespace fa2b {
 
@@ -24,7 +28,10 @@ enum class GateProblemKind {
 
 struct GateProblem {
   GateProblemKind kind = GateProblemKind::incomplete;
-  const CaseResult* result = nullptr;  // the case at fault; null for the set as a whole
+  std::string key;  // workload_key of the result at fault; empty for the set as a whole
+  // Whether a check's selector selects the result at fault; empty for the set as a whole.
+  std::function<bool(const Selector&)> selected_by;
+  const CaseResult* result = nullptr;  // the attention case at fault, when it is one
   std::string reason;  // one line, e.g. "results incomplete: 5 of 12 cases (interrupted)"
 };
 
@@ -42,10 +49,13 @@ struct GateOptions {
 // would otherwise judge cases the config never asked for.
 std::vector<GateProblem> audit_result_set(const ResultSet& rs, const Config* config,
                                           const GateOptions& options);
-
-// What an ok case lacks of the metrics every gate needs ("time_ms.median is inf", "no memory
-// block"); empty when nothing (or when the case is not ok).
-std::vector<std::string> missing_required_metrics(const CaseResult& r);
+// The same rule for transformer results (their config's transformer sweeps).
+std::vector<GateProblem> audit_result_set(const ModelResultSet& rs, const Config* config,
+                                          const GateOptions& options);
+// The rule itself, on any workload set; `expected` null without a config.
+std::vector<GateProblem> audit_workloads(const WorkloadSet& set,
+                                         const WorkloadExpectation* expected,
+                                         const GateOptions& options);
 
 // Turns problems into verdicts: each check whose selection holds a case at fault, and every
 // check for a set-level problem, gets verdict `error` naming the reason. Problems that no
@@ -74,5 +84,9 @@ void explain_filtered_selections(const ResultSet& rs, const Config& config,
 // emptied them (above), then with the gate's problems applied. Returns the problems, for the
 // caller to print.
 std::vector<GateProblem> judge_result_set(ResultSet& rs, const Config& config);
+// The same for transformer results: `verdicts` becomes the config's checks evaluated on the
+// steps, with the gate's problems applied.
+std::vector<GateProblem> judge_result_set(const ModelResultSet& rs, const Config& config,
+                                          std::vector<Verdict>& verdicts);
 
 }  // namespace fa2b

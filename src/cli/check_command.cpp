@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "checks/checks.h"
+#include "checks/config_echo.h"
 #include "checks/model_checks.h"
 #include "checks/result_gate.h"
 #include "cli/commands.h"
@@ -21,25 +22,6 @@ struct CheckArgs {
   std::string summary_md;
 };
 
-// The echo is what `check` judges by: a loosened threshold edited into it must not pass. The
-// sweep recorded sha256 of the echo's canonical text (Config::sha256), so an edit shows.
-bool echo_matches_sha256(const ResultSet& rs, const std::string& file) {
-  if (rs.config_sha256.empty()) {
-    fmt::print(stderr,
-               "fa2bench: {}: /config/sha256 is missing, so its config echo cannot be verified; "
-               "pass the config with --config\n",
-               file);
-    return false;
-  }
-  const std::string actual = sha256_hex(rs.config_echo.dump());
-  if (actual == rs.config_sha256) return true;
-  fmt::print(stderr,
-             "fa2bench: {}: /config/echo was edited: its sha256 is {}, the file records {}; "
-             "refusing to judge by it. Pass the config with --config\n",
-             file, actual.substr(0, 12), rs.config_sha256.substr(0, 12));
-  return false;
-}
-
 // `load(path)` of a results file, or nullopt after printing why it cannot be read.
 template <typename Load>
 auto load_or_report(Load load, const std::string& path) -> std::optional<decltype(load(path))> {
@@ -51,69 +33,72 @@ auto load_or_report(Load load, const std::string& path) -> std::optional<decltyp
   }
 }
 
-// The config to judge by: --config, else the echo in the results file once `echo_ok()` (which
-// prints why not) accepts it; nullopt after printing why there is none.
-template <typename EchoOk>
-std::optional<Config> config_to_judge_by(const CheckArgs& a, const nlohmann::json& echo,
-                                         const std::string& config_path, EchoOk echo_ok) {
-  if (!a.config.empty()) return load_config_or_report(a.config, {});
-  if (!echo_ok()) return std::nullopt;
-  try {
-    return parse_config(echo, config_path + " (echo in " + a.results + ")");
-  } catch (const ConfigError& e) {
-    fmt::print(stderr, "fa2bench: {}: the config echoed in it does not parse:\n", a.results);
-    for (const std::string& m : e.messages()) fmt::print(stderr, "  {}\n", m);
-    return std::nullopt;
+// The config to judge by: the echo in the results file once verified against its recorded
+// sha256; or --config, refused when it asks for other measurements than the run did (a stale
+// result must not pass against a changed config: compare its seed, inputs, samples, shapes).
+// `measure_mismatch(config)` lists per-case differences, for a file without a usable echo.
+// nullopt after printing why there is none.
+template <typename MeasureMismatch>
+std::optional<Config> config_to_judge_by(const CheckArgs& a, const RecordedEcho& echo,
+                                         MeasureMismatch measure_mismatch) {
+  std::string why;
+  std::optional<Config> recorded = config_from_echo(echo, &why);
+  if (a.config.empty()) {
+    if (!recorded) fmt::print(stderr, "fa2bench: {}\n", why);
+    return recorded;
   }
+  std::optional<Config> given = load_config_or_report(a.config, {});
+  if (!given) return std::nullopt;
+  const std::vector<std::string> differences =
+      recorded ? config_differences(recorded->raw, given->raw) : measure_mismatch(*given);
+  if (differences.empty()) return given;
+  fmt::print(stderr,
+             "fa2bench: {}: was run with other settings than --config {} asks for ({}); its "
+             "results would be judged as if measured the way the config says. Only \"checks\" "
+             "may differ. What differs:\n",
+             a.results, a.config,
+             recorded ? "its verified config echo differs" : "its cases' measure blocks differ");
+  constexpr std::size_t kShown = 8;
+  for (std::size_t i = 0; i < differences.size() && i < kShown; ++i)
+    fmt::print(stderr, "  {}\n", differences[i]);
+  if (differences.size() > kShown)
+    fmt::print(stderr, "  ... and {} more\n", differences.size() - kShown);
+  return std::nullopt;
 }
 
-// A transformer results file: the checks of its config (--config, else the echo the sweep
-// wrote, verified against config_sha256 as for attention results) over its cases.
+// A transformer results file: the same verdict path as attention results (the checks of its
+// config, then the result gate over its steps).
 int run_model_check(const CheckArgs& a) {
-  if (!a.junit.empty() || !a.summary_md.empty()) {
+  if (!a.summary_md.empty()) {
     fmt::print(stderr,
-               "fa2bench: {}: --junit and --summary-md are not supported for transformer "
-               "results yet\n",
+               "fa2bench: {}: --summary-md is not supported for transformer results yet "
+               "(--junit is)\n",
                a.results);
     return kExitUsage;
   }
   std::optional<ModelResultSet> loaded = load_or_report(load_model_results, a.results);
   if (!loaded) return kExitUsage;
   const ModelResultSet& rs = *loaded;
-  const std::optional<Config> config = config_to_judge_by(a, rs.config_echo, rs.config_path, [&] {
-    if (rs.config_echo.is_null()) {
-      fmt::print(stderr,
-                 "fa2bench: {}: has no config_echo (written before transformer sweeps took "
-                 "checks, or by another tool); pass the config with --config\n",
-                 a.results);
-      return false;
-    }
-    const std::string actual = sha256_hex(rs.config_echo.dump());
-    if (actual == rs.config_sha256) return true;
-    fmt::print(stderr,
-               "fa2bench: {}: /config_echo was edited: its sha256 is {}, the file records {}; "
-               "refusing to judge by it. Pass the config with --config\n",
-               a.results, actual.substr(0, 12), rs.config_sha256.substr(0, 12));
-    return false;
-  });
+  const std::optional<Config> config = config_to_judge_by(
+      a, recorded_echo(rs, a.results), [](const Config&) { return std::vector<std::string>{}; });
   if (!config) return kExitUsage;
   if (config->model_cases.empty()) {
     fmt::print(stderr, "fa2bench: {} has no transformer sweeps, {} is transformer results\n",
                config->path, a.results);
     return kExitUsage;
   }
-  std::vector<Verdict> verdicts = evaluate_model_checks(config->checks, rs.cases);
-  fmt::print("checks of {} on {} ({} cases)\n", config->path, a.results, rs.cases.size());
-  if (rs.interrupted) {
-    // As an incomplete attention set: nothing measured is missing silently.
-    fmt::print(stderr, "fa2bench: {} is an interrupted run\n", a.results);
-    for (Verdict& v : verdicts) {
-      if (v.verdict == VerdictKind::pass) {
-        v.verdict = VerdictKind::error;
-        v.detail = "the run was interrupted: its cases may be incomplete";
-      }
-    }
+  std::vector<Verdict> verdicts;
+  const std::vector<GateProblem> problems = judge_result_set(rs, *config, verdicts);
+  print_gate_problems(problems);
+  if (!a.junit.empty()) {
+    // The JUnit writer reads verdicts and the set's state; the steps' failures are in the
+    // gate's verdicts.
+    ResultSet shell;
+    shell.checks = verdicts;
+    shell.interrupted = rs.interrupted;
+    write_junit(shell, a.junit);
   }
+  fmt::print("checks of {} on {} ({} steps)\n", config->path, a.results, rs.cases.size());
   print_verdict_table(verdicts);
   return verdict_exit_code(verdicts);
 }
@@ -128,8 +113,9 @@ int run_check(const CheckArgs& a) {
   std::optional<ResultSet> loaded = load_or_report(load_results, a.results);
   if (!loaded) return kExitUsage;
   ResultSet& rs = *loaded;
-  const std::optional<Config> config = config_to_judge_by(
-      a, rs.config_echo, rs.config_path, [&] { return echo_matches_sha256(rs, a.results); });
+  const std::optional<Config> config =
+      config_to_judge_by(a, recorded_echo(rs, a.results),
+                         [&](const Config& c) { return measure_differences(rs, c); });
   if (!config) return kExitUsage;
   const std::vector<GateProblem> problems = judge_result_set(rs, *config);
   print_gate_problems(problems);
@@ -148,13 +134,15 @@ void add_check_command(CLI::App& app, int& exit_code) {
       "check",
       "Re-evaluate checks on a saved results.json, e.g. to gate CI on results produced on a\n"
       "GPU machine. Uses the config echoed in the results unless --config is given, and\n"
-      "refuses (exit 2) an echo whose sha256 differs from the one recorded with it.\n"
+      "refuses (exit 2) an echo whose sha256 differs from the one recorded with it, and a\n"
+      "--config that asks for other measurements than the run did (anything but \"checks\"\n"
+      "differs: seed, inputs, samples, shapes), naming what differs.\n"
       "A set that is incomplete (interrupted, cases missing from the config's expansion),\n"
       "has cases in error/timeout (unless the config says \"allow_case_errors\": true), or an\n"
       "ok case without a finite median, a memory block or a nonfinite count gives the\n"
       "affected checks verdict error and exits 1.\n"
-      "Transformer results (a transformer sweep's results.json) are judged by the checks of\n"
-      "their config the same way (an interrupted file turns passes into errors).\n\n"
+      "Transformer results (a transformer sweep's results.json) go through the same gate:\n"
+      "the checks of their config, then the same rule over their steps.\n\n"
       "Example:  fa2bench check results/h200/seed_notebook/results.json");
   cmd->add_option("results", args->results, "results.json written by fa2bench sweep")->required();
   cmd->add_option("--config,-c", args->config, "Take the checks from this config instead")

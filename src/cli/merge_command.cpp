@@ -6,6 +6,7 @@
 
 #include "checks/checks.h"
 #include "cli/commands.h"
+#include "cli/load_config_or_report.h"
 #include "cli/tables.h"
 #include "compare/merge.h"
 #include "io/atomic_file.h"
@@ -23,6 +24,7 @@ struct MergeArgs {
   std::string csv;
   std::string summary_md;
   std::string junit;
+  std::string config;
 };
 
 int run_merge(const MergeArgs& a) {
@@ -33,9 +35,14 @@ int run_merge(const MergeArgs& a) {
     fmt::print(stderr, "fa2bench: {}\n", e.what());
     return kExitUsage;
   }
+  std::optional<Config> config;
+  if (!a.config.empty()) {
+    config = load_config_or_report(a.config, {});
+    if (!config) return kExitUsage;
+  }
   MergeOutcome m;
   try {
-    m = merge_results(inputs, {a.strict, a.allow_partial});
+    m = merge_results(inputs, {a.strict, a.allow_partial, config ? &*config : nullptr});
   } catch (const MergeError& e) {
     fmt::print(stderr, "fa2bench: {}\n", e.what());
     return kExitUsage;
@@ -77,6 +84,9 @@ void add_merge_command(CLI::App& app, int& exit_code) {
       "file: refuses files of different configs or schema majors, reports duplicate case ids\n"
       "(the first is kept), and re-evaluates the config's checks on the merged cases.\n"
       "Exit code from the checks (0 pass, 1 fail), 2 when the files cannot be merged.\n"
+      "Every file's config echo is verified against its recorded sha256 as `check` does: a\n"
+      "file without one, or with an edited one, is refused (exit 2) unless --config names the\n"
+      "config to judge by.\n"
       "A partial shard set (e.g. shard 0/2 alone), an interrupted shard, cases missing from\n"
       "the config's expansion or in error/timeout exit 1, naming what is missing.\n\n"
       "Example:  fa2bench merge out/shard-*/results.json -o out/all/results.json");
@@ -87,6 +97,9 @@ void add_merge_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--strict", args->strict, "A duplicate case id is an error (exit 2)");
   cmd->add_flag("--allow-partial", args->allow_partial,
                 "Missing shards (and the cases they hold) do not fail the merge");
+  cmd->add_option("--config,-c", args->config,
+                  "Judge by this config instead of the files' echoes (files written without one)")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--csv", args->csv, "Also write the merged results as CSV here");
   cmd->add_option("--summary-md", args->summary_md, "Also write a Markdown summary here");
   cmd->add_option("--junit", args->junit, "Also write the check verdicts as JUnit XML here");

@@ -2,7 +2,8 @@
 // `sweep` for transformer configs: each case's training step on the CUDA device (the CUDA step,
 // fp16 / bf16) or the host (float32), one line per case, then the config's checks over them;
 // results.json in --out (its own "kind", read by `compare` and `check`). Cases run in this
-// process.
+// process. --out is claimed, and the result set judged, as for attention sweeps: the same lock,
+// refusal of an earlier sweep's files, signal handling and result gate (checks/result_gate.h).
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -11,12 +12,17 @@
 
 #include "backends/backend.h"
 #include "checks/model_checks.h"
+#include "checks/result_gate.h"
 #include "cli/model_commands.h"
+#include "cli/out_dir.h"
+#include "cli/signals.h"
 #include "cli/tables.h"
 #include "io/atomic_file.h"
 #include "io/model_results.h"
 #include "io/results_json.h"
 #include "model/model_runner.h"
+#include "report/report.h"
+#include "runner/sweep_runner.h"
 #include "runtime/device_info.h"
 
 namespace fa2b {
@@ -40,32 +46,33 @@ int run_model_sweep(const SweepArgs& a, const Config& config, std::int64_t budge
     fmt::print(stderr, "fa2bench: {}; running on the CPU target (the float32 host step)\n", why);
   }
   const bool unsupported_flag = !a.resume.empty() || !a.shard.empty() || !a.filter.empty() ||
-                                !a.dump.empty() || !a.devices.empty() || a.cpu_workers > 0;
+                                !a.dump.empty() || !a.devices.empty() || a.cpu_workers > 0 ||
+                                !a.summary_md.empty();
   if (unsupported_flag) {
     fmt::print(stderr,
-               "fa2bench: {}: --resume, --shard, --filter, --dump, --devices and workers are "
+               "fa2bench: {}: --resume, --shard, --filter, --dump, --devices, --summary-md and "
+               "workers are "
                "not supported for transformer sweeps yet\n",
                config.path);
     return kExitUsage;
   }
-  std::error_code ec;
-  std::filesystem::create_directories(a.out, ec);
-  if (ec) {
-    fmt::print(stderr, "fa2bench: cannot create --out {}: {}\n", a.out, ec.message());
-    return kExitRuntime;
-  }
+  int claim_exit = kExitOk;
+  const auto lock = claim_out_dir(a.out, false, a.overwrite, {a.junit, a.summary_md}, claim_exit);
+  if (!lock) return claim_exit;
 
   nlohmann::json cases = nlohmann::json::array();
-  bool errors = false;
+  const std::vector<ModelCase> steps = model_cases_for_target(config.model_cases, cuda ? "cuda" : "cpu");
+  // SIGINT/SIGTERM: stop between steps and write what ran, marked interrupted.
+  install_interrupt_handlers();
+  bool interrupted = false;
   fmt::print("{:<8} {:<52} {:>11} {:>11} {:>9} {:>9} {:>9} {:>10}\n", "status", "case", "peak",
              "predicted", "fwd ms", "bwd ms", "opt ms", "tokens/s");
-  for (ModelCase c : config.model_cases) {
-    // The CPU target runs a GPU backend's CPU counterpart (fa2 -> cpu-flash), as attention
-    // sweeps do; the role keeps the name the config gave.
-    if (!cuda && is_device_backend(c.backend) && !cpu_counterpart(c.backend).empty())
-      c.backend = cpu_counterpart(c.backend);
+  for (const ModelCase& c : steps) {
+    if (interrupt_requested()) {
+      interrupted = true;
+      break;
+    }
     const model::ModelResult r = model::run_model_case(c, budget, cuda ? a.device : -1);
-    errors = errors || r.status == "error";
     fmt::print("{:<8} {:<52} {:>11} {:>11} {:>9.2f} {:>9.2f} {:>9.2f} {:>10.0f}\n", r.status,
                c.id(), human_bytes(static_cast<double>(r.peak_bytes)),
                human_bytes(static_cast<double>(r.plan.peak_bytes)), r.forward_ms, r.backward_ms,
@@ -83,28 +90,42 @@ int run_model_sweep(const SweepArgs& a, const Config& config, std::int64_t budge
       {"device", cuda ? to_json(gpus[static_cast<std::size_t>(a.device)]) : cpu_device_block()},
       {"conventions", model::model_conventions_json()},
       {"cases", cases},
+      {"interrupted", interrupted},
       // What `check` re-evaluates by (verified against config_sha256, as for attention).
       {"config_echo", config.raw}};
-  // The checks judge what the file says, through the reader `check` uses, so a sweep and a
-  // later `check` of its file cannot disagree.
+  // The checks and the gate judge what the file says, through the reader `check` uses, so a
+  // sweep and a later `check` of its file cannot disagree.
   std::vector<Verdict> verdicts;
-  if (!config.checks.empty()) {
-    try {
-      verdicts = evaluate_model_checks(config.checks,
-                                       model_result_set_from_json(results, "results").cases);
-    } catch (const ResultsFileError& e) {
-      fmt::print(stderr, "fa2bench: the sweep's own results are unusable: {}\n", e.what());
-      return kExitRuntime;
-    }
-    nlohmann::json checks = nlohmann::json::array();
-    for (const Verdict& v : verdicts) checks.push_back(to_json(v));
-    results["checks"] = checks;
+  std::vector<GateProblem> problems;
+  try {
+    problems = judge_result_set(model_result_set_from_json(results, "results"), config, verdicts);
+  } catch (const ResultsFileError& e) {
+    fmt::print(stderr, "fa2bench: the sweep's own results are unusable: {}\n", e.what());
+    remove_interrupt_handlers();
+    return kExitRuntime;
   }
+  nlohmann::json checks = nlohmann::json::array();
+  for (const Verdict& v : verdicts) checks.push_back(to_json(v));
+  results["checks"] = checks;
   const std::string path = (std::filesystem::path(a.out) / "results.json").string();
   write_text_file_atomic(path, results.dump(1) + "\n");
+  if (!a.junit.empty()) {
+    ResultSet shell;  // the JUnit writer reads the verdicts and the set's state
+    shell.checks = verdicts;
+    shell.interrupted = interrupted;
+    write_junit(shell, a.junit);
+  }
+  remove_interrupt_handlers();
   if (!verdicts.empty()) print_verdict_table(verdicts);
   fmt::print("wrote {}\n", path);
-  if (errors && !config.allow_case_errors) return kExitCheckFailed;
+  if (interrupted) {
+    fmt::print(stderr,
+               "fa2bench: interrupted after {} of {} step(s); results.json says \"interrupted\": "
+               "true. Transformer sweeps cannot resume: run the sweep again\n",
+               cases.size(), steps.size());
+    return kExitInterrupted;
+  }
+  print_gate_problems(problems);
   return verdict_exit_code(verdicts);
 }
 

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -102,6 +103,54 @@ void remove_stale_work_dirs(const fs::path& dir) {
     if (name.rfind(kWorkDirPrefix, 0) == 0 && entry.is_directory(ec)) stale.push_back(entry.path());
   }
   for (const auto& p : stale) fs::remove_all(p, ec);
+}
+
+std::unique_ptr<OutDirLock> claim_out_dir(const std::string& out, bool resuming, bool overwrite,
+                                          const std::vector<std::string>& extra_reports,
+                                          int& exit_code) {
+  const fs::path dir(out);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    fmt::print(stderr, "fa2bench: cannot create --out {}: {}\n", out, ec.message());
+    exit_code = 3;  // kExitRuntime
+    return nullptr;
+  }
+  // From here until it exits this process owns --out: a second sweep or resume is refused.
+  std::string why_locked;
+  auto lock = OutDirLock::acquire(dir, &why_locked);
+  if (!lock) {
+    fmt::print(stderr, "fa2bench: --out {}\n", why_locked);
+    exit_code = 2;  // kExitUsage
+    return nullptr;
+  }
+  if (!resuming) {
+    const auto earlier = existing_sweep_outputs(dir);
+    if (!earlier.empty() && !overwrite) {
+      fmt::print(stderr,
+                 "fa2bench: --out {} holds the files of an earlier sweep ({}); continue it with "
+                 "--resume {}, move them aside with --overwrite, or choose another --out\n",
+                 out, fmt::join(earlier, ", "), out);
+      exit_code = 2;
+      return nullptr;
+    }
+    if (!earlier.empty()) {
+      try {
+        const auto aside = move_sweep_outputs_aside(dir);
+        fmt::print(stderr, "fa2bench: --overwrite: moved the earlier sweep's files to {}\n",
+                   aside.string());
+      } catch (const std::exception& e) {
+        fmt::print(stderr, "fa2bench: --overwrite: {}\n", e.what());
+        exit_code = 3;
+        return nullptr;
+      }
+    }
+  }
+  // No report may outlive the run it describes: a sweep killed before writing its own leaves
+  // none (results.jsonl and sweep.json say what it did).
+  remove_reports(dir, extra_reports);
+  remove_stale_work_dirs(dir);
+  return lock;
 }
 
 }  // namespace fa2b

@@ -44,4 +44,13 @@ void remove_reports(const std::filesystem::path& dir, const std::vector<std::str
 // they are what a killed sweep left.
 void remove_stale_work_dirs(const std::filesystem::path& dir);
 
+// What every sweep does with --out before its first case, whatever its workload (attention
+// cases, training steps): create it; lock it for this process; unless `resuming`, refuse a
+// folder holding an earlier sweep's files (or move them aside with `overwrite`); remove the
+// reports (and `extra_reports`, e.g. --junit) so none outlives the run it describes, and the
+// work folders a killed sweep left. The lock, or null with `exit_code` set after printing why.
+std::unique_ptr<OutDirLock> claim_out_dir(const std::string& out, bool resuming, bool overwrite,
+                                          const std::vector<std::string>& extra_reports,
+                                          int& exit_code);
+
 }  // namespace fa2b

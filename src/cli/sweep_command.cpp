@@ -8,6 +8,7 @@
 
 #include "checks/checks.h"
 #include "checks/result_gate.h"
+#include "checks/config_echo.h"
 #include "cli/clock_lock.h"
 #include "cli/commands.h"
 #include "cli/load_config_or_report.h"
@@ -172,42 +173,10 @@ int run_sweep_command(SweepArgs a, const ConfigRewrite& rewrite, bool* reports_w
 
   const std::filesystem::path out(a.out);
   std::error_code ec;
-  std::filesystem::create_directories(out, ec);
-  if (ec) {
-    fmt::print(stderr, "fa2bench: cannot create --out {}: {}\n", a.out, ec.message());
-    return kExitRuntime;
-  }
-  // From here until it exits this process owns --out: a second sweep or resume is refused.
-  std::string why_locked;
-  const auto lock = OutDirLock::acquire(out, &why_locked);
-  if (!lock) {
-    fmt::print(stderr, "fa2bench: --out {}\n", why_locked);
-    return kExitUsage;
-  }
-  if (!prior) {
-    const auto earlier = existing_sweep_outputs(out);
-    if (!earlier.empty() && !a.overwrite) {
-      fmt::print(stderr,
-                 "fa2bench: --out {} holds the files of an earlier sweep ({}); continue it with "
-                 "--resume {}, move them aside with --overwrite, or choose another --out\n",
-                 a.out, fmt::join(earlier, ", "), a.out);
-      return kExitUsage;
-    }
-    if (!earlier.empty()) {
-      try {
-        const auto aside = move_sweep_outputs_aside(out);
-        fmt::print(stderr, "fa2bench: --overwrite: moved the earlier sweep's files to {}\n",
-                   aside.string());
-      } catch (const std::exception& e) {
-        fmt::print(stderr, "fa2bench: --overwrite: {}\n", e.what());
-        return kExitRuntime;
-      }
-    }
-  }
-  // No report may outlive the run it describes: a sweep killed before writing its own leaves
-  // none (results.jsonl and sweep.json say what it did).
-  remove_reports(out, {a.junit, a.summary_md});
-  remove_stale_work_dirs(out);
+  int claim_exit = kExitOk;
+  const auto lock = claim_out_dir(a.out, prior.has_value(), a.overwrite, {a.junit, a.summary_md},
+                                  claim_exit);
+  if (!lock) return claim_exit;
   if (!ex->create_work_dir()) return kExitRuntime;
   const std::string jsonl = (out / "results.jsonl").string();
   SweepOptions options;
@@ -221,6 +190,20 @@ int run_sweep_command(SweepArgs a, const ConfigRewrite& rewrite, bool* reports_w
       for (const std::string& w : earlier.warnings)
         fmt::print(stderr, "fa2bench: warning: {}\n", w);
       options.finished = match_finished(cases, earlier.results);
+      // Matched by id alone, a line written with another seed, inputs or sample counts (a
+      // results.jsonl copied in from another run) would mix two measurements in one set.
+      for (std::size_t i = 0; i < cases.size(); ++i) {
+        if (!options.finished[i]) continue;
+        const std::string difference =
+            measure_difference(options.finished[i]->c.measure, cases[i].measure, "in the config");
+        if (difference.empty()) continue;
+        fmt::print(stderr,
+                   "fa2bench: --resume {}: results.jsonl holds case {} measured with other "
+                   "settings than the config's ({}); it does not belong to this sweep. Start a "
+                   "new sweep with another --out\n",
+                   a.resume, cases[i].id(), difference);
+        return kExitUsage;
+      }
       std::string text;
       for (const std::string& line : earlier.lines) text += line + "\n";
       write_text_file_atomic(jsonl, text);  // without the incomplete line, ready to append

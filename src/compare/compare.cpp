@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 
+#include "checks/config_echo.h"
 #include "checks/result_gate.h"
 #include "compare/mann_whitney.h"
 #include "config/config.h"
@@ -295,22 +296,22 @@ std::vector<std::string> new_run_failures(const ResultSet& next, const std::stri
                                           const std::set<std::string>& matched_ok) {
   std::vector<std::string> out;
   if (next.cases.empty()) out.push_back(fmt::format("NEW {} has no cases", new_file));
-  // NEW's own config tells which cases it should hold and whether errors are allowed; a file
-  // without a usable echo is judged without (only "interrupted" then tells it is incomplete).
+  // NEW's own config tells which cases it should hold and whether errors are allowed. An echo
+  // is used only once verified against its recorded sha256 (one edited to allow case errors
+  // must not pass); a file written without one (a peer's baseline) is judged without it, and
+  // then only "interrupted" and BASE's cases tell that it is incomplete.
   std::optional<Config> config;
   if (next.config_echo.is_object() && !next.config_echo.empty()) {
-    try {
-      config = parse_config(next.config_echo, next.config_path);
-    } catch (const ConfigError&) {
-      config.reset();
-    }
+    std::string why;
+    config = config_from_echo(recorded_echo(next, new_file), &why);
+    if (!config) throw CompareError("NEW " + why);
   }
   const GateOptions gate{config && config->allow_case_errors, cmp.options.allow_missing};
   for (const GateProblem& p : audit_result_set(next, config ? &*config : nullptr, gate)) {
     if (p.kind == GateProblemKind::incomplete)
       out.push_back(fmt::format("NEW {}: {}", new_file, p.reason));
-    if (!p.result) continue;
-    const std::string key = sweep_key(*p.result);
+    if (p.key.empty()) continue;
+    const std::string& key = p.key;
     if (regressed.count(key)) continue;  // its verdict says it already
     // The median of a case matched with an ok BASE case is judged (and counted) per case.
     if (p.kind == GateProblemKind::bad_metric && matched_ok.count(key) &&
@@ -476,6 +477,25 @@ ChangeVerdict judge_change(const CaseResult& base, const CaseResult& next, doubl
   return v;
 }
 
+std::vector<std::string> base_run_failures(const std::string& base_file, std::size_t base_results,
+                                           bool base_interrupted, std::size_t compared) {
+  std::vector<std::string> out;
+  if (base_results == 0) {
+    out.push_back(fmt::format("BASE {} has no results: nothing was compared", base_file));
+    return out;
+  }
+  if (base_interrupted) {
+    out.push_back(fmt::format(
+        "BASE {} is an interrupted run: results it lacks would go uncompared", base_file));
+  }
+  if (compared == 0) {
+    out.push_back(fmt::format("nothing was compared: no result of BASE {} that NEW also holds is "
+                              "ok with a usable measurement",
+                              base_file));
+  }
+  return out;
+}
+
 Comparison compare_results(const ResultSet& base, const std::string& base_file,
                            const ResultSet& next, const std::string& new_file,
                            const CompareOptions& options) {
@@ -549,6 +569,13 @@ Comparison compare_results(const ResultSet& base, const std::string& base_file,
     if (cc.base.status == Status::ok) matched_ok.insert(sweep_key(cc.next));
   }
   cmp.failures = new_run_failures(next, new_file, base, cmp, regressed, matched_ok);
+  std::size_t compared = 0;
+  for (const CaseComparison& cc : cmp.cases)
+    if (cc.base.status == Status::ok && std::isfinite(cc.base.time.median) &&
+        cc.base.time.median > 0)
+      ++compared;
+  for (std::string& f : base_run_failures(base_file, base.cases.size(), base.interrupted, compared))
+    cmp.failures.push_back(std::move(f));
   return cmp;
 }
 

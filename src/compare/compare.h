@@ -141,6 +141,13 @@ struct Comparison {
 
 // Compares two loaded results. Throws CompareError when --normalize cannot find a device's
 // peak (the message names the device and the file).
+// Why a comparison against BASE gives no verdict, whatever the workload: BASE holds no result,
+// was interrupted (its missing results would go unnoticed), or none of its results matched in
+// NEW had a usable measurement (`compared`: matched results ok in BASE with a usable median or
+// step time). One line each; empty when BASE can be compared against.
+std::vector<std::string> base_run_failures(const std::string& base_file, std::size_t base_results,
+                                           bool base_interrupted, std::size_t compared);
+
 Comparison compare_results(const ResultSet& base, const std::string& base_file,
                            const ResultSet& next, const std::string& new_file,
                            const CompareOptions& options);

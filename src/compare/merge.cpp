@@ -10,7 +10,9 @@
 #include <map>
 #include <set>
 
+#include "checks/check_common.h"
 #include "checks/checks.h"
+#include "checks/config_echo.h"
 #include "checks/result_gate.h"
 #include "config/config.h"
 #include "io/json_detail.h"
@@ -171,20 +173,25 @@ MergeOutcome merge_results(const std::vector<MergeInput>& inputs, const MergeOpt
                     first.results.shard_count - static_cast<int>(out.missing_shards.size()),
                     first.results.shard_count, options.allow_partial ? " (--allow-partial)" : ""));
   }
-  const GateOptions gate{false, options.allow_partial};
-  if (m.config_echo.is_null() || (m.config_echo.is_object() && m.config_echo.empty())) {
-    out.warnings.push_back(
-        "warning: the results carry no config echo: checks are not re-evaluated");
-    judge_by_gate(m, nullptr, gate, out.gate_problems);
-    return out;
+  // The checks and the expected cases come from a config: each input's echo must verify (an
+  // echo edited to loosen a threshold, or a first file without one, must not decide the
+  // verdict), unless --config names the config to judge by.
+  std::optional<Config> echoed;
+  for (const MergeInput& in : inputs) {
+    std::string why;
+    std::optional<Config> c = config_from_echo(recorded_echo(in.results, in.file), &why);
+    if (!c && !options.config) throw MergeError(why + " (merge takes --config too)");
+    if (c && options.config) {
+      const std::vector<std::string> diff = config_differences(c->raw, options.config->raw);
+      if (!diff.empty())
+        throw MergeError(fmt::format("{} was run with other settings than --config {} asks for "
+                                     "({}{}); only \"checks\" may differ",
+                                     in.file, options.config->path, diff.front(),
+                                     checks::and_more(diff.size() - 1)));
+    }
+    if (c && !echoed) echoed = std::move(c);
   }
-  Config config;
-  try {
-    config = parse_config(m.config_echo, m.config_path + " (echo in " + first.file + ")");
-  } catch (const ConfigError& e) {
-    throw MergeError(fmt::format("{}: the config echoed in it does not parse: {}", first.file,
-                                 fmt::join(e.messages(), "; ")));
-  }
+  const Config& config = options.config ? *options.config : *echoed;
   // Back into the config's order, so merged shards read like the unsharded run.
   std::map<std::string, std::size_t> position;
   for (std::size_t i = 0; i < config.cases.size(); ++i)

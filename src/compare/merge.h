@@ -7,12 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "config/config.h"
 #include "core/result.h"
 
 namespace fa2b {
 
 // Files that must not be merged (different configs or schema majors, a duplicate case id
-// under --strict, a config echo that does not parse); the message names the files.
+// under --strict, a config echo that is missing, edited or does not parse); the message names
+// the files.
 class MergeError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -28,6 +30,10 @@ struct MergeOptions {
   // --allow-partial: shards (and so cases of the config's expansion) may be missing without
   // failing the merge; an interrupted shard still fails it.
   bool allow_partial = false;
+  // --config: judge by this config instead of the inputs' echoes (for files written without
+  // one, or whose echo was edited); refused when it asks for other measurements than an
+  // input's verified echo records.
+  const Config* config = nullptr;
 };
 
 struct MergeOutcome {
@@ -48,7 +54,8 @@ struct MergeOutcome {
 };
 
 // Merges in input order: the config (sha256 and echo) must be the same in every file, and so
-// must the schema's major version. Cases are put back in the config's expansion order (cases
+// must the schema's major version. Every input's echo is verified against its recorded sha256
+// (as `check` does); without options.config, an input without a usable echo is refused. Cases are put back in the config's expansion order (cases
 // the config does not expand to stay at the end, in input order); the config's checks are
 // re-evaluated on the merged cases, then judged by the gates' one rule (missing shards or
 // cases, cases in error/timeout, ok cases without required metrics give verdict `error`).

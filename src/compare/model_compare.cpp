@@ -7,7 +7,11 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
+
+#include "checks/config_echo.h"
+#include "checks/result_gate.h"
 
 namespace fa2b {
 namespace {
@@ -81,6 +85,24 @@ std::vector<std::string> failures_of(const ModelResultSet& next, const ModelResu
                                 r.reason.empty() ? "" : ": " + r.reason));
     }
   }
+  // NEW's verified config echo: the gate's rule over its steps (missing steps, steps outside
+  // the config's expansion, repeats), as for attention results.
+  if (!next.config_echo.is_null() && !(next.config_echo.is_object() && next.config_echo.empty())) {
+    std::string why;
+    const std::optional<Config> config = config_from_echo(recorded_echo(next, next.file), &why);
+    if (!config) throw CompareError("NEW " + why);
+    const GateOptions gate{config->allow_case_errors, c.options.allow_missing};
+    for (const GateProblem& p : audit_result_set(next, &*config, gate)) {
+      if (p.kind == GateProblemKind::incomplete || p.kind == GateProblemKind::unexpected)
+        out.push_back(fmt::format("NEW {}: {}", next.file, p.reason));
+    }
+  }
+  std::size_t compared = 0;
+  for (const ModelCaseComparison& cc : c.cases)
+    if (cc.base.status == Status::ok && std::isfinite(cc.base.step_ms) && cc.base.step_ms > 0)
+      ++compared;
+  for (std::string& f : base_run_failures(base.file, base.cases.size(), base.interrupted, compared))
+    out.push_back(std::move(f));
   if (c.options.allow_missing) return out;
   if (!c.only_base.empty()) {
     out.push_back(fmt::format(

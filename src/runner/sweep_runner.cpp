@@ -66,6 +66,17 @@ std::vector<Case> cases_for_target(const std::vector<Case>& cases, const std::st
   return out;
 }
 
+std::vector<ModelCase> model_cases_for_target(const std::vector<ModelCase>& cases,
+                                              const std::string& target) {
+  std::vector<ModelCase> out = cases;
+  if (target != "cpu") return out;
+  for (ModelCase& c : out) {
+    const std::string cpu = cpu_counterpart(c.backend);
+    if (!cpu.empty()) c.backend = cpu;
+  }
+  return out;
+}
+
 std::optional<std::pair<std::size_t, std::size_t>> find_duplicate_case(
     const std::vector<Case>& cases) {
   std::map<std::string, std::size_t> first;

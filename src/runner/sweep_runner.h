@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/model_case.h"
 #include "core/result.h"
 #include "runner/executor.h"
 #include "runner/platform.h"
@@ -37,6 +38,10 @@ struct SweepTarget {
 // Rewrites each case for the platform's target: on the CPU target GPU backends run as their
 // CPU counterparts (the case keeps the configured name as its role).
 std::vector<Case> cases_for_target(const std::vector<Case>& cases, const std::string& target);
+// The same for transformer steps: on the CPU target the attention backend inside each step
+// runs as its CPU counterpart (fa2 -> cpu-flash); the role keeps the configured name.
+std::vector<ModelCase> model_cases_for_target(const std::vector<ModelCase>& cases,
+                                              const std::string& target);
 // Two cases of one sweep with the same id (e.g. fa2, which runs as cpu-flash on the cpu
 // target, beside cpu-flash itself): their indices, the first and the second.
 std::optional<std::pair<std::size_t, std::size_t>> find_duplicate_case(

@@ -77,7 +77,7 @@ expect_output "5 of 5 checks passed"
 python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d.pop("config_echo")
 json.dump(d, open(sys.argv[2], "w"))' "$H200" "$TMP/no_echo.json"
 expect_exit 2 "$BIN" check "$TMP/no_echo.json"
-expect_output "has no config_echo"
+expect_output "has no config echo (/config_echo)"
 # A check kind without a meaning on model results is a config error naming it.
 expect_exit 2 "$BIN" validate --config "$SRC/configs/cpu_model_step.json" \
   --set 'checks.1.kind="accuracy_rule"'

@@ -158,15 +158,47 @@ TEST(Merge, DeviceBlocks) {
   EXPECT_EQ(back.cases.size(), 6u);
 }
 
-TEST(Merge, NoConfigEchoSkipsChecksWithAWarning) {
+// Issue 41, defect 3: without a usable echo there is nothing to judge by; a merge never
+// passes on an unjudged set, whatever the order of its inputs.
+TEST(Merge, NoConfigEchoIsRefusedInAnyArgumentOrder) {
   ResultSet a = shard(0, 2), b = shard(1, 2);
   a.config_echo = nullptr;
+  EXPECT_NE(merge_error({{"a.json", a}, {"b.json", b}}).find("a.json: has no config echo"),
+            std::string::npos);
+  EXPECT_NE(merge_error({{"b.json", b}, {"a.json", a}}).find("a.json: has no config echo"),
+            std::string::npos);
+}
+
+TEST(Merge, AnEditedEchoIsRefused) {
+  ResultSet a = shard(0, 2), b = shard(1, 2);
+  // A loosened threshold: the recorded sha256 stays the sweep's.
+  b.config_echo["checks"][0]["value"] = 1e9;
+  const std::string what = merge_error({{"a.json", a}, {"b.json", b}});
+  EXPECT_NE(what.find("b.json: /config/echo was edited"), std::string::npos) << what;
+}
+
+TEST(Merge, ConfigOptionJudgesFilesWithoutEcho) {
+  ResultSet a = shard(0, 2), b = shard(1, 2);
+  const Config config = parse_config(a.config_echo, "given.json");
+  a.config_echo = nullptr;
   b.config_echo = nullptr;
-  const MergeOutcome m = merge_results({{"a.json", a}, {"b.json", b}}, {});
-  EXPECT_FALSE(m.checks_evaluated);
-  EXPECT_TRUE(m.merged.checks.empty());
-  ASSERT_FALSE(m.warnings.empty());
-  EXPECT_NE(m.warnings[0].find("no config echo"), std::string::npos);
+  MergeOptions o;
+  o.config = &config;
+  const MergeOutcome m = merge_results({{"a.json", a}, {"b.json", b}}, o);
+  ASSERT_TRUE(m.checks_evaluated);
+  ASSERT_EQ(m.merged.checks.size(), 1u);
+  EXPECT_EQ(m.merged.checks[0].verdict, VerdictKind::pass) << m.merged.checks[0].detail;
+}
+
+TEST(Merge, ConfigOptionAskingForOtherMeasurementsIsRefused) {
+  ResultSet a = shard(0, 2), b = shard(1, 2);
+  nlohmann::json raw = a.config_echo;
+  raw["measure"]["seed"] = 7;  // the results are stale for this config
+  const Config config = parse_config(raw, "given.json");
+  MergeOptions o;
+  o.config = &config;
+  const std::string what = merge_error({{"a.json", a}, {"b.json", b}}, o);
+  EXPECT_NE(what.find("seed"), std::string::npos) << what;
 }
 
 TEST(Merge, NothingToMerge) {

@@ -39,6 +39,8 @@ def case(backend, T, median):
         "id": f"{backend}/{shape}", "sweep": "s", "backend": backend, "role": backend,
         "params": {"B": 1, "H": 2, "H_kv": 2, "T_q": T, "T_k": T, "D": 32, "dtype": "fp16",
                    "causal": True, "layout": "bhsd", "mode": "fwd"},
+        # As a sweep records it: the config's measure block (the rest at its defaults).
+        "measure": dict(CONFIG["measure"]),
         "target": "cuda", "status": "ok", "reason": "",
         "time_ms": {"median": median, "mean": median, "min": median, "max": median,
                     "p10": median, "p90": median, "stdev": 0, "n": 2, "first": median},
