@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""The table of an interleaved Fa2BwdBench log (scripts/h200/bwd_ab.sh, bwd_env_ab.sh): one
+"""The table of an interleaved Fa2BwdBench log (scripts/gpu/ab.sh): one
 line per shape with each side's median fwd+bwd and backward time over the rounds, and its
 ratio to the first side's. Log lines are "SIDE FA2BWDBENCH B=.. H=.. ... fwd_bwd_ms=.. bwd_ms=..".
 
-    scripts/h200/bwd_bench_table.py LOG "SIDE0 SIDE1 ..."
+    scripts/gpu/bench_table.py LOG "SIDE0 SIDE1 ..."
 """
 import re
 import statistics

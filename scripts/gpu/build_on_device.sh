@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Builds fa2bench on a GPU machine that lacks the Debian header packages: they travel
-# unpacked under .carry/deps (scripts/h200/carry_deps.sh makes it).
-#   [FA2BENCH_BUILD_DIR=build-h200] [FA2BENCH_CMAKE_ARGS=...] scripts/h200/build_on_device.sh [cmake --build args]
+# unpacked under .carry/deps (scripts/gpu/carry_deps.sh makes it).
+#   [FA2BENCH_BUILD_DIR=build-h200] [FA2BENCH_CMAKE_ARGS=...] scripts/gpu/build_on_device.sh [cmake --build args]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # The toolchain path and cuDNN's graph headers (from PyTorch's wheel; without them the cudnn
 # backend builds as a stub that says so).
-source scripts/h200/env.sh
+source scripts/gpu/env.sh
 build=${FA2BENCH_BUILD_DIR:-build-h200}
 # Without the carried headers CMake would fail to configure, and a later configure in the same
 # build directory could pair the carried RE2 headers with a library cached from the image (seen

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# On the H200: is a case's run-to-run spread the kernel or the card? Runs one fa2 case RUNS
+# On the GPU machine: is a case's run-to-run spread the kernel or the card? Runs one fa2 case RUNS
 # times (each its own sweep, many samples) while nvidia-smi logs the SM clock, power and the
 # clock-event (throttle) reasons every 20 ms, then prints each run's timing next to the clocks
 # seen during it. Clocks are only read, never set.
-#   scripts/h200/clock_trace.sh BIN CONFIG CASE_ID [OUT_DIR]
+#   scripts/gpu/clock_trace.sh BIN CONFIG CASE_ID [OUT_DIR]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 bin=$1 config=$2 case_id=$3
-dir=${4:-results/h200/clock_trace}
+dir=${4:-out/clock_trace}
 runs=${RUNS:-3}
 mkdir -p "$dir"
 fields=timestamp,clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# Sourced by the scripts/h200/*.sh device scripts: the toolchain path, and cuDNN from PyTorch's
+# Sourced by the scripts/gpu/*.sh device scripts: the toolchain path, and cuDNN from PyTorch's
 # wheel (the GPU image has no cuDNN graph headers in the CUDA include dir). Our cudnn backend
 # then loads the same libcudnn PyTorch uses, so the two are compared on one library.
 export PATH=/usr/local/cuda/bin:$PATH

@@ -4,7 +4,7 @@
 # class, so both tables are exercised whatever the test shapes), and again with causal grids
 # forced to head-major order (FA2BENCH_FA2_CAUSAL_ORDER=head: by shape every D=128 test size
 # gets heavy-first); one log per run:
-#   scripts/h200/fa2_tests.sh PATH/TO/fa2bench_gpu_tests LOG_DIR
+#   scripts/gpu/fa2_tests.sh PATH/TO/fa2bench_gpu_tests LOG_DIR
 set -uo pipefail
 tests=$1 logs=$2
 for order in shape head; do

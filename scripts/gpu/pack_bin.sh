@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Here (no GPU): builds fa2bench and its GPU tests in BUILD (default build-cuda, configured for
 # sm_90) and carries them to the GPU machine stripped and gzipped under .carry/bin, so a device
-# call can skip its ~80 s build (scripts/h200/unpack_bin.sh there). The carried binaries load
+# call can skip its ~80 s build (scripts/gpu/unpack_bin.sh there). The carried binaries load
 # RE2 from .carry/deps and cuDNN from PyTorch's wheel (env.sh), like a build made there.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -2,7 +2,7 @@
 # Sourced by the device-call scripts: steps with their own time limits inside one call budget,
 # and a tar of the output after every step, because a device call returns only a few files and
 # a call cut by its limit returns nothing that was not already packed.
-#   budget=SECONDS outdir=DIR [PACK=FILE.tgz]; source scripts/h200/steps.sh
+#   budget=SECONDS outdir=DIR [PACK=FILE.tgz]; source scripts/gpu/steps.sh
 #   step NAME SECONDS CMD...   runs CMD for at most SECONDS (or what is left), then packs
 #   left                       seconds of the budget left
 #   patched_tree PATCH         copies the repository to /tmp/exp and applies PATCH there (an
@@ -13,12 +13,12 @@
 #                              when either is missing
 #   ab_rounds N DIR ARGS...    `fa2bench sweep ARGS` with build_ab's HEAD (a) and candidate (b)
 #                              in turn, N rounds, into DIR/{a,b}_R (40 s each, while the budget
-#                              lasts): the interleaved A/B that results/h200/fa3_bwd_v3/ab_table.py
+#                              lasts): the interleaved A/B that scripts/gpu/ab_table.py
 #                              reads
 #   ab_fa3_vs_cudnn N DIR FILTER ARGS...
 #                              ab_rounds N DIR with fa3 on the cases FILTER selects, then cuDNN
 #                              once on HEAD's build (DIR/cudnn), then the A/B table
-#                              (results/h200/fa3_bwd_v3/ab_table.py) into $outdir/ab.md
+#                              (scripts/gpu/ab_table.py) into $outdir/ab.md
 #   tests_and_sanitizers TESTS FILTER SANITIZE_FILTER [SECONDS]
 #                              the candidate's GPU tests (gtest FILTER, log $outdir/tests.log)
 #                              beside racecheck, memcheck and synccheck (SANITIZE_FILTER, grid
@@ -39,7 +39,7 @@
 # Sourcing it also sets up the call's environment: the toolchain and cuDNN (env.sh) and the
 # libraries carried under .carry/deps.
 steps_start=$(date +%s)
-source scripts/h200/env.sh
+source scripts/gpu/env.sh
 export LD_LIBRARY_PATH=$PWD/.carry/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 patched_tree() {
   rm -rf /tmp/exp && cp -r "$PWD" /tmp/exp &&
@@ -48,9 +48,9 @@ patched_tree() {
 }
 build_ab() {
   patched_tree "$1"
-  (FA2BENCH_BUILD_DIR=/tmp/ba timeout 220 scripts/h200/build_on_device.sh --target fa2bench \
+  (FA2BENCH_BUILD_DIR=/tmp/ba timeout 220 scripts/gpu/build_on_device.sh --target fa2bench \
     > "$outdir/build_a.log" 2>&1; echo "build_a (HEAD): $?") &
-  (cd /tmp/exp && FA2BENCH_BUILD_DIR=/tmp/bb timeout 230 scripts/h200/build_on_device.sh \
+  (cd /tmp/exp && FA2BENCH_BUILD_DIR=/tmp/bb timeout 230 scripts/gpu/build_on_device.sh \
     --target fa2bench fa2bench_gpu_tests > "$outdir/build_b.log" 2>&1
     echo "build_b (candidate): $?") &
   wait
@@ -75,7 +75,7 @@ ab_fa3_vs_cudnn() {
   ab_rounds "$rounds" "$dir" --target cuda --backends fa3 --filter "$filter" "$@"
   [ "$(left)" -gt 40 ] && timeout 40 /tmp/ba/fa2bench sweep --target cuda --backends cudnn \
     --filter "$filter" "$@" --out "$dir/cudnn" --quiet > /dev/null 2>&1
-  python3 results/h200/fa3_bwd_v3/ab_table.py "$dir" | tee "$outdir/ab.md"
+  python3 scripts/gpu/ab_table.py "$dir" | tee "$outdir/ab.md"
 }
 tests_and_sanitizers() {
   local filter=$1 sfilter=$2 t=${3:-150} tool jobs
@@ -167,20 +167,20 @@ step() {
 # $outdir/build.log; without a binary the call packs what it has and stops.
 #   [build_limit=S] build_or_stop [cmake --build args, e.g. --target fa2bench fa2bench_gpu_tests]
 build_or_stop() {
-  step build "${build_limit:-170}" sh -c "FA2BENCH_BUILD_DIR=/tmp/b scripts/h200/build_on_device.sh $* > $outdir/build.log 2>&1"
+  step build "${build_limit:-170}" sh -c "FA2BENCH_BUILD_DIR=/tmp/b scripts/gpu/build_on_device.sh $* > $outdir/build.log 2>&1"
   tail -n 1 "$outdir/build.log"
   [ -x /tmp/b/fa2bench ] || { echo "no binary"; pack; exit 1; }
 }
 
-# The call's last step: scripts/h200/decode.sh (fa2 and cudnn, PyTorch beside them) into
-# $outdir/decode with what is left of the budget, keeping 15 s for the final tar (a call cut at
-# its own limit returns nothing). Then the final tar and the total.
+# The call's last step: configs/decode.json with fa2 and cudnn into $outdir/decode with what is
+# left of the budget, keeping 15 s for the final tar (a call cut at its own limit returns
+# nothing). Then the final tar and the total.
 #   last_step_decode BUILD_DIR
 last_step_decode() {
   local t=$(($(left) - 15))
   if [ "$t" -gt 30 ]; then
-    DECODE_DIR="$outdir/decode" DECODE_BACKENDS="fa2 cudnn" timeout "$t" \
-      scripts/h200/decode.sh "$1"
+    timeout "$t" "$1"/fa2bench sweep --config configs/decode.json --target cuda \
+      --backends fa2 cudnn --out "$outdir/decode" --quiet > "$outdir/decode.stdout" 2>&1
     echo "decode: exit $?"
   fi
   pack

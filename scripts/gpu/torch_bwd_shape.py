@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Runs PyTorch SDPA forward + backward on one shape, a few times, so that Nsight Compute can
-profile the peer's backward kernel beside ours (scripts/h200/bwd_ncu_vs_torch.sh).
+profile the peer's backward kernel beside ours (scripts/gpu/profile.sh bwd).
   torch_bwd_shape.py B H T D CAUSAL(0|1) [flash|cudnn] [iterations]
 """
 import sys

@@ -1,25 +1,25 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# On the H200: build with the fa2 tuning variants (-DFA2BENCH_DEV_KERNELS=ON), run the fa2 GPU
-# tests under both tile tables, `fa2bench tune` on the seed notebook and the perf grid, then
-# (STAGES includes "sweep") the perf and seed sweeps plus torch SDPA on the same shapes.
-# Every stage re-packs results/h200 and the logs into $OUT/results_h200.tgz, so a run that hits
-# its time limit still returns what it finished.
-#   STAGES="test devtest tune sweep" TUNE_FILTER="D64 D256" [TUNE_BACKEND=fa3] scripts/h200/tune.sh
+# On the GPU machine: build with the tuning variants (-DFA2BENCH_DEV_KERNELS=ON), run the fa2 GPU
+# tests under both tile tables, then `fa2bench tune` on the seed notebook and the perf grid.
+# Everything lands in TUNE_OUT (default out/tune), re-packed into $OUT/tune.tgz after every
+# stage, so a run that hits its time limit still returns what it finished.
+#   STAGES="test devtest tune" TUNE_FILTER="D64 D256" [TUNE_BACKEND=fa3] scripts/gpu/tune.sh
 # (devtest: the tuned family's variant tests, Fa2Dev* or Fa3Dev*, alone.)
 # (TUNE_FILTER: tune only the perf-grid cases whose tune id matches each word, a regex, one
 # table per word. TUNE_BACKEND=fa3 ranks the Hopper kernel's candidates instead of fa2's; its
-# tables are named tune_fa3_*.) Each tune run's sweep reports stay in
-# results/h200/tune_<name>/, its ranking is copied to results/h200/tune_<name>.md.
+# tables are named tune_fa3_*.) Each tune run's sweep reports stay in TUNE_OUT/tune_<name>/,
+# its ranking is copied to TUNE_OUT/tune_<name>.md.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/out}
-stages=" ${STAGES:-test tune sweep} "  # padded: stages match as whole words
+stages=" ${STAGES:-test tune} "  # padded: stages match as whole words
 build=${FA2BENCH_BUILD_DIR:-build-h200-dev}
-logs=results/h200/logs
+dir=${TUNE_OUT:-out/tune}
+logs=$dir/logs
 mkdir -p "$logs"
-pack() { tar czf "$out/results_h200.tgz" results/h200; }
-source scripts/h200/env.sh
+pack() { tar czf "$out/tune.tgz" "$dir"; }
+source scripts/gpu/env.sh
 family=${TUNE_BACKEND:-fa2}
 targets=(--target fa2bench --target fa2bench_gpu_tests)
 [[ $stages == *" test "* ]] && targets=()  # ctest needs every test binary
@@ -27,7 +27,7 @@ targets=(--target fa2bench --target fa2bench_gpu_tests)
 dev_only=$([ "$family" = fa3 ] && echo "-DFA2BENCH_DEV_ONLY=/fa3/")
 FA2BENCH_BUILD_DIR=$build \
   FA2BENCH_CMAKE_ARGS="-DFA2BENCH_DEV_KERNELS=ON $dev_only -DCMAKE_CUDA_FLAGS=-Xptxas=-v ${FA2BENCH_CMAKE_ARGS:-}" \
-  scripts/h200/build_on_device.sh "${targets[@]}" -- -v > "$logs/build.log" 2>&1 ||
+  scripts/gpu/build_on_device.sh "${targets[@]}" -- -v > "$logs/build.log" 2>&1 ||
   { tail -30 "$logs/build.log"; pack; exit 1; }
 tail -1 "$logs/build.log"
 grep -E "Compiling entry function|registers|spill" "$logs/build.log" > "$logs/ptxas.txt"
@@ -37,7 +37,7 @@ gpu_state > "$logs/gpu_state.txt"
 if [[ $stages == *" test "* ]]; then
   (time ctest --test-dir "$build" --output-on-failure -j 4) > "$logs/ctest.log" 2>&1
   grep -E "tests passed|FAILED|Failed|real" "$logs/ctest.log" | tail -12
-  bash scripts/h200/fa2_tests.sh "$build/tests/fa2bench_gpu_tests" "$logs"
+  bash scripts/gpu/fa2_tests.sh "$build/tests/fa2bench_gpu_tests" "$logs"
   pack
 fi
 if [[ $stages == *" devtest "* ]]; then
@@ -52,9 +52,9 @@ prefix=tune_$([ "$family" = fa2 ] || echo "${family}_")
 if [[ $stages == *" tune "* ]]; then
   # The seed notebook has fa2 cases only.
   if [ -z "${TUNE_FILTER:-}" ] && [ "$family" = fa2 ]; then
-    $bin tune --config configs/seed_notebook.json --out results/h200/tune_seed_notebook \
+    $bin tune --config configs/seed_notebook.json --out $dir/tune_seed_notebook \
       --overwrite --quiet > "$logs/tune_seed_notebook.txt" 2>&1
-    cp results/h200/tune_seed_notebook/tune.md results/h200/tune_seed_notebook.md
+    cp $dir/tune_seed_notebook/tune.md $dir/tune_seed_notebook.md
     sed -n '/^Winners/,$p' "$logs/tune_seed_notebook.txt"
     pack
   fi
@@ -62,25 +62,11 @@ if [[ $stages == *" tune "* ]]; then
     [ "$word" = all ] && word=""
     suffix=${word:+_$word}
     name=${prefix}perf_fwd$suffix
-    $bin tune --backend "$family" --config configs/perf_fwd.json --out "results/h200/$name" \
+    $bin tune --backend "$family" --config configs/perf_fwd.json --out "$dir/$name" \
       ${word:+--filter "$word"} --set measure.warmup=2 --set measure.min_samples=5 \
       --set measure.max_samples=10 --overwrite --quiet > "$logs/$name.txt" 2>&1
-    cp "results/h200/$name/tune.md" "results/h200/$name.md"
+    cp "$dir/$name/tune.md" "$dir/$name.md"
     sed -n '/^Winners/,$p' "$logs/$name.txt"
     pack
   done
-fi
-if [[ $stages == *" sweep "* ]]; then
-  for cfg in seed_notebook perf_fwd; do
-    mkdir -p results/h200/$cfg
-    $bin sweep --config configs/$cfg.json --target cuda --out results/h200/$cfg --quiet \
-      > "results/h200/$cfg/stdout.txt" 2> "$logs/$cfg.stderr"
-    echo "== $cfg: exit $?"; tail -12 "results/h200/$cfg/stdout.txt"
-    pack
-  done
-  PYTHONUNBUFFERED=1 python3 scripts/torch_sdpa_baseline.py --config configs/perf_fwd.json \
-    --fa2bench "$bin" --only-shapes-of fa2 --backends flash,cudnn \
-    --out results/h200/perf_fwd/torch_sdpa.json > "$logs/torch_perf_fwd.log" 2>&1
-  echo "torch: exit $?"
-  pack
 fi

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# Sourced on the GPU machine: unpacks the binaries scripts/h200/pack_bin.sh carried into DIR
+# Sourced on the GPU machine: unpacks the binaries scripts/gpu/pack_bin.sh carried into DIR
 # (default /tmp/cb, as a build dir: DIR/fa2bench, DIR/tests/fa2bench_gpu_tests) and sets up
 # their libraries (env.sh, and RE2 from .carry/deps); the GPU tests that start fa2bench find it
 # through FA2BENCH_TEST_BINARY.
@@ -12,6 +12,6 @@ unpack() {
 }
 unpack fa2bench "$cb/fa2bench"
 unpack fa2bench_gpu_tests "$cb/tests/fa2bench_gpu_tests"
-source scripts/h200/env.sh
+source scripts/gpu/env.sh
 export LD_LIBRARY_PATH=$PWD/.carry/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export FA2BENCH_TEST_BINARY=$cb/fa2bench
