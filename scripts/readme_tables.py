@@ -157,10 +157,11 @@ def block(name):
 
 def replace_blocks(text):
     for name in TABLES:
-        pat = re.compile(rf"(<!-- tables:{name} begin -->\n).*?(\n<!-- tables:{name} end -->)", re.S)
+        pat = re.compile(rf"(<!-- tables:{name} begin -->\n)(?:.*?\n)?(<!-- tables:{name} end -->)",
+                         re.S)
         if not pat.search(text):
             sys.exit(f"no <!-- tables:{name} begin/end --> markers")
-        text = pat.sub(lambda m: m.group(1) + block(name) + m.group(2), text)
+        text = pat.sub(lambda m: m.group(1) + block(name) + "\n" + m.group(2), text)
     return text
 
 
