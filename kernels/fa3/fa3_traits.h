@@ -66,8 +66,8 @@ struct Fa3FwdTile {
 };
 
 // The shipped tile per head dim, mask and key length, from `fa2bench tune --backend fa3` on
-// perf_fwd (docs/performance.md, "fa3 forward": v7 and the L2 sections). The staged epilogue
-// wins wherever the epilogue is a visible share (every short-key tile); D = 64 runs three consumers to keep the
+// perf_fwd (docs/performance.md, "fa3 forward"). The staged epilogue wins wherever the
+// epilogue is a visible share (every short-key tile); D = 64 runs three consumers to keep the
 // tensor cores fed through its short GEMMs; non-causal D = 128 takes 176-key
 // tiles on long keys (fewer softmax rounds per key; a causal CTA would mask more of them); D = 256
 // takes 80-key tiles. Persistent CTAs with two Q buffers pay where a tile's prologue and epilogue
