@@ -7,10 +7,12 @@
 # --gpu picks the manifest's entries (default: the GPU nvidia-smi reports, named by its product,
 # e.g. "NVIDIA H100 80GB HBM3" -> h100). --dry-run prints each command and runs nothing.
 # Commands run from the repository root with build/fa2bench (scripts/bootstrap.sh builds it);
-# the PyTorch peers need torch. Each run writes OUTDIR/<gpu>/<folder>/ as the committed one does,
-# so `fa2bench compare results/h200/perf_fwd/results.json OUTDIR/h200/perf_fwd/results.json`
-# lines a new run up with the committed one. A failing run is reported and the others still run;
-# the exit code is 1 when any failed (a check failing counts: sweeps exit 1 then).
+# the PyTorch peers need torch. OUTDIR plays results/<gpu>/: each run writes OUTDIR/<folder>/ as
+# the committed one sits in results/<gpu>/<folder>/, so `fa2bench compare
+# results/h200/perf_fwd/results.json OUTDIR/perf_fwd/results.json` lines a new run up with the
+# committed one, and on a GPU the manifest lacks, `scripts/reproduce.sh --gpu h200 results/h100`
+# then `scripts/results_manifest.py` adds that GPU's canonical runs. A failing run is reported
+# and the others still run; the exit code is 1 when any failed (a failing check counts).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,7 +23,7 @@ while [ $# -gt 0 ]; do
     --dry-run) dry=1 ;;
     --gpu) [ $# -ge 2 ] || usage; gpu="$2"; shift ;;
     --gpu=*) gpu="${1#--gpu=}" ;;
-    -h|--help) sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) usage ;;
     *) [ -z "$out" ] || usage; out="$1" ;;
   esac
@@ -48,7 +50,8 @@ for r in runs:
 PY
 )
 if [ "${#cmds[@]}" -eq 0 ]; then
-  echo "$0: results/MANIFEST.json lists no runs for gpu \"$gpu\"" >&2
+  echo "$0: results/MANIFEST.json lists no runs for gpu \"$gpu\"; to make them, run another" \
+    "GPU's entries into results/$gpu, e.g. $0 --gpu h200 results/$gpu" >&2
   exit 2
 fi
 

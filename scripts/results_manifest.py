@@ -12,7 +12,8 @@ cannot claim a command or a GPU the results do not record:
   gpu      h100 / h200 / ..., the product in the device block's name
   device   the device block's name
   config   the config the run expanded
-  command  the command that reproduces it, with {out} for the output root
+  command  the command that reproduces it, with {out} for the output root (the folder that plays
+           results/<gpu>/)
   commit   the tool's recorded git commit (null where the file records none: transformer
            results and the PyTorch peers, which record the torch version instead)
   torch    the PyTorch version of a peer
@@ -106,7 +107,9 @@ def added_date(root, path):
 def entry(root, folder):
     name = results_file(folder)
     data = json.load(open(os.path.join(folder, name)))
-    rel = os.path.relpath(folder, os.path.join(root, "results"))
+    # Outputs go under {out}/ as they sit under results/<gpu>/, so one run of reproduce.sh into
+    # results/<another gpu> lays out a new GPU's folders as the committed ones.
+    rel = os.path.relpath(folder, os.path.join(root, "results")).split(os.sep, 1)[1]
     device = data.get("device", {}).get("name")
     tool = data.get("tool", {})
     cfg = data.get("config", {})

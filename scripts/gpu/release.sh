@@ -6,11 +6,10 @@
 #   sanitize    compute-sanitizer memcheck, racecheck and synccheck over every kernel
 #               instantiation (scripts/sanitize.sh)
 #   reproduce   every run results/MANIFEST.json lists for this GPU (scripts/reproduce.sh), into
-#               OUTDIR/<gpu>/..., laid out as results/ is: copy it over results/, then run
-#               scripts/results_manifest.py and scripts/readme_tables.py --write README.md
+#               OUTDIR/results, laid out as results/<gpu>/ is: copy it over results/<gpu>/, then
+#               run scripts/results_manifest.py and scripts/readme_tables.py --write README.md
 #   STAGES="test sanitize" scripts/gpu/release.sh [OUTDIR]   (default $OUT/release, else out/release)
-# A GPU the manifest does not list yet: `scripts/reproduce.sh --dry-run --gpu h200` prints the
-# commands to run there, each with its --out under results/<gpu>/.
+# A GPU the manifest does not list yet: REPRODUCE_GPU=h200 runs the H200's entries on it.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 outdir=${1:-${OUT:-out}/release}
@@ -33,5 +32,6 @@ fi
 if [[ $stages == *" reproduce "* ]]; then
   # reproduce.sh runs build/fa2bench; point it at this build.
   mkdir -p build && ln -sf "$PWD/$build/fa2bench" build/fa2bench
-  scripts/reproduce.sh "$outdir" 2>&1 | tee "$outdir/logs/reproduce.log" | grep -E '^\+|failed|checks'
+  scripts/reproduce.sh ${REPRODUCE_GPU:+--gpu "$REPRODUCE_GPU"} "$outdir/results" 2>&1 |
+    tee "$outdir/logs/reproduce.log" | grep -E '^\+|failed|checks'
 fi
