@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """What a kernel issues, beside another: reads the per-SASS-line counters of two
-`ncu --page source --csv --print-source sass` files (scripts/h200/ncu_case.sh writes them as
+`ncu --page source --csv --print-source sass` files (`scripts/gpu/profile.sh case` writes them as
 *_sass.csv) and prints the executed instructions per opcode (predicate and modifiers dropped)
 for both, their difference and the stall samples, largest first.
 

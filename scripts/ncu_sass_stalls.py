@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Where a kernel's warps wait: reads the per-SASS-line source counters that
-`ncu --page source --csv --print-source sass` writes (scripts/h200/ncu_case.sh) and prints the
+`ncu --page source --csv --print-source sass` writes (`scripts/gpu/profile.sh case`) and prints the
 stall reasons' shares over the whole kernel, then the instructions with the most stall samples.
 
     scripts/ncu_sass_stalls.py results/.../fwd_d128_sass.csv [--top 25]

@@ -22,8 +22,8 @@ scripts/torch_train_step.py's file) are plotted instead as
   model_peak_vs_T.{png,svg}     peak memory (GiB) of the training step against T, per backend
   model_step_ms_vs_T.{png,svg}  step time (ms) against T, per backend
 so that PyTorch's file can be overlaid on ours:
-    scripts/plot_results.py results/h200/training_step/seed_training_step/ours/results.json \
-        results/h200/training_step/seed_training_step/torch_train_step.json --out plots/step
+    scripts/plot_results.py results/h200/seed_training_step/results.json \
+        results/h200/peers/seed_training_step/torch_train_step.json --out plots/step
 All files must then be transformer results (a mix with attention results is exit 2).
 
 Exit codes: 0 plots written; 2 a file is not a fa2bench results file (or bad usage);

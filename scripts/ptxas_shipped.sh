@@ -3,7 +3,7 @@
 # ptxas register/spill report of every shipped fa2 and fa3 instantiation unit (forward and
 # backward; fa3 for sm_90a), for the "0 bytes spill"
 # rule of the kernel tables (needs only nvcc, no GPU):
-#   scripts/ptxas_shipped.sh > results/h200/logs/ptxas_shipped_sm90.txt
+#   scripts/ptxas_shipped.sh > ptxas_shipped_sm90.txt
 # Exits 1 when any shipped kernel spills.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 # (sm_80 and sm_90: the portable kernels' oldest target and the Hopper-only ones) unless
 # FA2BENCH_CUDA_ARCHS says otherwise. Every kernel instantiation is compiled and every test
 # runs, in about two thirds of the time of the main job's build of every architecture
-# (README, "Compile time"), and build/ (the main job's binary) is left alone.
+# (docs/build.md, "Compile time"), and build/ (the main job's binary) is left alone.
 export FA2BENCH_BUILD_DIR=${FA2BENCH_BUILD_DIR:-build-tests}
 export FA2BENCH_CUDA_ARCHS=${FA2BENCH_CUDA_ARCHS:-80-real;90-real}
 scripts/bootstrap.sh

@@ -3,7 +3,7 @@
 """PyTorch SDPA backends over the cases of an fa2bench config, written as an fa2bench results
 file, so `fa2bench compare` and the reports put PyTorch beside our kernels.
 
-  scripts/torch_sdpa_baseline.py --config configs/perf_fwd.json --out results/h200/torch.json \
+  scripts/torch_sdpa_baseline.py --config configs/perf_fwd.json --out out/torch_sdpa.json \
       --backends flash,cudnn,efficient,math [--fa2bench build/fa2bench] [--with-lse] \
       [--mode fwd|bwd|fwd_bwd]
 

@@ -5,7 +5,7 @@ fa2bench config, written as an fa2bench model-results file (kind fa2bench-model-
 same model with PyTorch's SDPA backends stands beside ours.
 
   scripts/torch_train_step.py --config configs/seed_training_step.json \
-      --out results/h200/training_step/torch_train_step.json \
+      --out out/torch_train_step.json \
       [--backends math,flash,cudnn] [--fa2bench build/fa2bench]
 
 The config is expanded by `fa2bench plan --cases-json` (its "scope": "transformer" cases); each

@@ -4,7 +4,7 @@
 //
 // Every query tile of a (batch, head) pair reads all of the pair's K and V. When the tiles that
 // run at once belong to many pairs, their K and V together outgrow L2 and each tile streams
-// them from DRAM again (the H200's DRAM becomes the bound: results/NOTES.md, session 18). So the
+// them from DRAM again (the H200's DRAM becomes the bound: docs/performance.md). So the
 // pairs are cut into L2 sections of consecutive pairs (a few, or as many as have their K and V fit
 // in a share of L2 together: the launcher's choice), the grid walks the sections one after the
 // other, and within a section it goes heaviest first

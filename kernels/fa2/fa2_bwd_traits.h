@@ -56,8 +56,8 @@ struct Fa2BwdTraitsBase {
 };
 
 // clang-format off
-// One table per head dim (scripts/h200/bwd_variants.sh rewrites a line). Measured on the H200
-// (results/NOTES.md, "fa2 backward"): 128-key blocks beat 64 by 12-35% at D <= 128 (half the dQ
+// One table per head dim (`scripts/gpu/ab.sh traits` rewrites a line). Measured on the H200
+// (docs/performance.md, "fa2 backward"): 128-key blocks beat 64 by 12-35% at D <= 128 (half the dQ
 // atomics per FLOP, wider warp tiles), and at D = 64 128-query blocks add 4-8%; at D > 128 the
 // dK/dV accumulators of 128 keys no longer fit the register file, so the large head dims keep
 // 64-key blocks, where D = 256 gains 2-5% from flash-attention's 2 x 4 dK/dV and dQ grids.

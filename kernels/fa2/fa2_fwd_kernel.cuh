@@ -15,7 +15,7 @@
 // qk_scores and pv_accumulate (fa2_fwd_gemm.cuh), tile_needs_mask and mask_scores
 // (fa2_fwd_mask.cuh), online_softmax (fa2_fwd_softmax.cuh); this file holds the CTA's geometry,
 // the loads, the pipeline around them and the epilogue (which stays inline: as a function it
-// shifted the register allocation of the 255-register tiles into spills, results/NOTES.md).
+// shifted the register allocation of the 255-register tiles into spills, docs/performance.md).
 //
 // kMasked: causal masking and / or a sliding window (common/attn_mask.h), the bounds read from
 // the params. Key tiles outside every row's window are never visited, so a small window costs

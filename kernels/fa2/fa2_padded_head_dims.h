@@ -36,7 +36,7 @@ constexpr int fa2_padded_head_dim(int d) {
 // warps, rows and key tile, 16 columns of d fewer in every loop), so that they and the multiple
 // of 8 below them compute at most 8 padding columns instead of 16 or 24. D = 80 and 112 are
 // common model head dims; in the full tile they reached 0.815 and 0.825 of its TFLOP/s, under
-// issue 20's 0.85 (results/NOTES.md). Each entry adds forward kernels to its tile's padded unit.
+// issue 20's 0.85 (docs/performance.md). Each entry adds forward kernels to its tile's padded unit.
 using Fa2NarrowHeadDims = HeadDimList<80, 112>;
 
 // The narrow tile serving d in the forward (d itself, or d + 8 padded), 0 when none does: the

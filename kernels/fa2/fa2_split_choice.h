@@ -36,7 +36,7 @@ namespace fa2b {
 // Key blocks a split walks at the least (shape-chosen counts only): below that the combine and
 // the per-split prologue cost more than the extra CTAs bring (H200, B = 1, H_kv = 8 packed,
 // T_k = 4096: 26.0 us at 32 splits of 2 blocks, 21.0 at 16 of 4, 20.7 at 8 of 8;
-// results/NOTES.md, decode).
+// docs/performance.md, decode).
 constexpr int kFa2MinBlocksPerSplit = 4;
 // CTAs of the split tile (the small-grid tile of fa2_traits.h) assumed resident per SM: their
 // 128 threads at up to 255 registers allow two.

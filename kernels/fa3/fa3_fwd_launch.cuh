@@ -133,7 +133,7 @@ template <typename Traits, typename T, bool kCausal>
 cudaError_t launch_fa3_fwd(const AttnParams& p, cudaStream_t stream) {
   // A packed varlen batch runs one CTA per tile: its tiles' work varies with the sequences'
   // lengths, which a persistent grid's static order balances worse than the hardware's
-  // scheduling (0.81-0.84x cuDNN against 0.88x per tile, NOTES session 17).
+  // scheduling (0.81-0.84x cuDNN against 0.88x per tile, docs/performance.md, "fa3 forward").
   const int forced = fa3_persistent_override();
   const bool persistent =
       forced < 0 ? Traits::kPersistent && p.cu_seqlens_q == nullptr : forced == 1;

@@ -66,7 +66,7 @@ struct Fa3FwdTile {
 };
 
 // The shipped tile per head dim, mask and key length, from `fa2bench tune --backend fa3` on
-// perf_fwd (results/NOTES.md "fa3 v7" and session 18). The staged epilogue wins wherever the
+// perf_fwd (docs/performance.md, "fa3 forward"). The staged epilogue wins wherever the
 // epilogue is a visible share (every short-key tile); D = 64 runs three consumers to keep the
 // tensor cores fed through its short GEMMs; non-causal D = 128 takes 176-key
 // tiles on long keys (fewer softmax rounds per key; a causal CTA would mask more of them); D = 256
@@ -76,7 +76,7 @@ struct Fa3FwdTile {
 // weighs (the short-key tiles, and D = 64). The shortest keys take the short-key tile, except
 // causal D = 256: there 64-key tiles with the copy-engine store mask fewer wasted columns on the
 // few key tiles a causal row sees, which beyond 512 keys no longer outweighs the 80-key tile's
-// fewer softmax rounds (results/NOTES.md "Short-key causal forward" and session 24's A/B).
+// fewer softmax rounds (docs/performance.md, "fa3 forward": the shortest-keys class).
 enum class Fa3Keys { kShortest, kShort, kLong };
 constexpr int kFa3ShortestKeys = 512;
 constexpr int kFa3ShortKeys = 2048;

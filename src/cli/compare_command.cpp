@@ -212,17 +212,17 @@ void add_compare_command(CLI::App& app, int& exit_code) {
       "geomean rows are per pair and head dim D, plus one over all D per pair.\n\n"
       "Examples:\n"
       "  fa2bench compare baseline/results.json out/results.json --fail-on-regression\n"
-      "  fa2bench compare results/h200/perf_fwd/torch_sdpa.json results/h200/perf_fwd/results.json "
-      "\\\n"
-      "    --pair fa2=torch-flash --pair fa2=torch-cudnn --format md\n\n"
+      "  fa2bench compare results/h200/peers/perf_fwd/torch_sdpa.json \\\n"
+      "    results/h200/perf_fwd/results.json "
+      "--pair fa2=torch-flash --pair fa2=torch-cudnn --format md\n\n"
       "Transformer results (kind fa2bench-model-results: a transformer sweep's results.json,\n"
       "scripts/torch_train_step.py) are compared the same way, by case id or with --pair by the\n"
       "shape key (the id after the backend): NEW/BASE ratios of peak bytes, step time and\n"
       "tokens/s, both statuses, and a verdict from the step time against --threshold. Both\n"
       "files must be of one kind (exit 2 otherwise); an ok case without a finite step_ms,\n"
       "peak_bytes or tokens_per_s is refused (exit 2).\n"
-      "  fa2bench compare results/h200/training_step/seed_training_step/torch_train_step.json \\\n"
-      "    results/h200/training_step/seed_training_step/ours/results.json --pair fa2=torch-flash");
+      "  fa2bench compare results/h200/peers/seed_training_step/torch_train_step.json \\\n"
+      "    results/h200/seed_training_step/results.json --pair fa2=torch-flash");
   cmd->add_option("base", args->base, "BASE results.json (the reference run)")->required();
   cmd->add_option("new", args->next, "NEW results.json (the run being judged)")->required();
   cmd->add_option("--threshold", args->threshold,

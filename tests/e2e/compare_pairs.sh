@@ -67,9 +67,10 @@ expect_output "id,new_backend,base_backend,shape,verdict,"
 expect_output "fa2=torch-cudnn/B1-H32-T1024-D64/fp16/causal,fa2,torch-cudnn,B1-H32-T1024-D64/fp16/causal,same,false,"
 
 # The committed H200 results: our fa2 against PyTorch's flash backend, every shape matched.
-R="$SRC/results/h200/perf_fwd"
-if [ -s "$R/torch_sdpa.json" ] && [ -s "$R/results.json" ]; then
-  expect_exit 0 "$BIN" compare "$R/torch_sdpa.json" "$R/results.json" --pair fa2=torch-flash
+R="$SRC/results/h200"
+if [ -s "$R/peers/perf_fwd/torch_sdpa.json" ] && [ -s "$R/perf_fwd/results.json" ]; then
+  expect_exit 0 "$BIN" compare "$R/peers/perf_fwd/torch_sdpa.json" "$R/perf_fwd/results.json" \
+    --pair fa2=torch-flash
   expect_output "0 only in BASE, 0 only in NEW"
   expect_output "fa2 vs torch-flash  all     48"
 fi

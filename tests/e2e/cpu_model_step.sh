@@ -68,7 +68,7 @@ expect_exit 1 "$BIN" check "$TMP/chk/results.json" --config "$TMP/strict.json"
 expect_output "is ok (expected oom)"
 # The committed H200 file carries its config's echo: its checks pass from it alone, and with
 # the config given. Without the echo (as files written before it) the config must be given.
-H200="$SRC/results/h200/training_step/seed_training_step/ours/results.json"
+H200="$SRC/results/h200/seed_training_step/results.json"
 expect_exit 0 "$BIN" check "$H200"
 expect_output "5 of 5 checks passed"
 expect_exit 0 "$BIN" check "$H200" --config "$SRC/configs/seed_training_step.json"

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# The dependency order of the source folders (README, Development): a folder may include only
+# The dependency order of the source folders (docs/development.md): a folder may include only
 # its own layer and the layers before it, never one after it.
 #   core -> runtime -> kernels -> backends -> verify -> io -> runner/model -> config/checks -> report
 #        -> compare -> cli (and main.cpp)

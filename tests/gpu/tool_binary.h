@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The fa2bench binary the GPU tests start: FA2BENCH_TEST_BINARY when set (binaries built on one
-// machine and run on another, scripts/h200/unpack_bin.sh), else the one this build made.
+// machine and run on another, scripts/gpu/unpack_bin.sh), else the one this build made.
 #pragma once
 
 #include <cstdlib>

@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""The README's headline tables, computed from the runs results/MANIFEST.json lists.
+
+  scripts/readme_tables.py                 print every table, each between its markers
+  scripts/readme_tables.py --check FILE    exit 1 when FILE's tables differ from the results
+
+A table sits in the README between `<!-- tables:NAME begin -->` and `<!-- tables:NAME end -->`.
+The numbers are never typed by hand: a new canonical run (scripts/results_manifest.py), then
+this script, rewrites them; --check (ctest docs.readme_tables_match) fails on any drift.
+--write FILE replaces the blocks in FILE.
+"""
+import argparse
+import difflib
+import json
+import math
+import os
+import re
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+GPU = "h200"  # the GPU whose runs the README shows; one table set per GPU keeps rows comparable
+GIB = 1024 ** 3
+
+
+def run(folder):
+    """The results file of the manifest entry at results/<GPU>/<folder>, and the entry."""
+    manifest = json.load(open(os.path.join(ROOT, "results", "MANIFEST.json")))
+    path = f"results/{GPU}/{folder}"
+    for r in manifest["runs"]:
+        if r["path"] == path:
+            return json.load(open(os.path.join(ROOT, path, r["results_file"]))), r
+    sys.exit(f"results/MANIFEST.json lists no run at {path}")
+
+
+def source(*entries):
+    """One line naming the files, the GPU and the commit each table comes from."""
+    parts = []
+    for e in entries:
+        if e.get("commit"):
+            who = f"commit {e['commit'][:7]}"
+        elif e.get("torch"):
+            who = f"PyTorch {e['torch']}"
+        else:
+            who = "no commit recorded"
+        parts.append(f"[`{e['path']}`]({e['path']}/) ({e['device']}, {who}, {e['date']})")
+    return "Source: " + "; ".join(parts) + "."
+
+
+def ok(c):
+    return c.get("status") == "ok"
+
+
+def mask(p):
+    return "causal" if p.get("causal") else "full"
+
+
+def speed():
+    ours, e1 = run("perf_fwd")
+    peer, e2 = run("peers/perf_fwd")
+    tf = {}
+    for c in ours["cases"] + peer["cases"]:
+        p = c["params"]
+        if p.get("dtype") == "bf16" and ok(c):
+            tf[(c["backend"], p["D"], mask(p), p["T_q"], p["B"], p["H"])] = c["tflops"]
+    backends = ["fa3", "cudnn", "fa2", "torch-flash"]
+    rows = ["| D | mask | B×H×T | " + " | ".join(backends) + " | fa3 / cuDNN |",
+            "|---|---|---|" + "---:|" * (len(backends) + 1)]
+    shapes = sorted({k[1:] for k in tf}, key=lambda s: (s[0], s[1] == "causal", s[2]))
+    for d, m, t, b, h in shapes:
+        cells = [tf.get((be, d, m, t, b, h)) for be in backends]
+        ratio = cells[0] / cells[1] if cells[0] and cells[1] else None
+        rows.append(f"| {d} | {m} | {b}×{h}×{t} | " +
+                    " | ".join(f"{x:.0f}" if x else "—" for x in cells) +
+                    (f" | {ratio:.2f}× |" if ratio else " | — |"))
+    return ["Forward TFLOP/s (median), bf16, `configs/perf_fwd.json`; PyTorch's flash backend "
+            "measured in its own call.", ""] + rows + ["", source(e1, e2)]
+
+
+def memory():
+    res, e = run("seed_article")
+    by = {(c["backend"], c["params"]["T_q"]): c for c in res["cases"]}
+    ts = sorted({t for _, t in by})
+    rows = ["| T | naive peak | fa2 peak | fa2 / naive |", "|---:|---:|---:|---:|"]
+    for t in ts:
+        n, f = by.get(("naive", t)), by.get(("fa2", t))
+        if not (n and f):
+            continue
+        fp = f["memory"]["peak_bytes"] / GIB
+        if ok(n):
+            npk = n["memory"]["peak_bytes"] / GIB
+            rows.append(f"| {t} | {npk:.2f} GiB | {fp:.3f} GiB | {fp / npk:.3f} |")
+        else:
+            asked = n["memory"].get("requested_bytes", 0) / GIB
+            rows.append(f"| {t} | {n['status']} (an allocation of {asked:.0f} GiB) | {fp:.3f} GiB "
+                        "| — |")
+    return ["Peak tracked memory of one forward (inputs and outputs included), "
+            "`configs/seed_article.json` (B = 4, H = 32, D = 128, bf16, causal).", ""] + rows + [
+            "", source(e)]
+
+
+def accuracy():
+    rows = ["| config | dtype | backend | cases | max abs error of O | "
+            "max abs error of dQ, dK, dV |", "|---|---|---|---:|---:|---:|"]
+    entries = []
+    for folder in ("seed_notebook", "seed_article", "seed_training"):
+        res, e = run(folder)
+        entries.append(e)
+        order = []
+        for c in res["cases"]:
+            if c["backend"] not in order:
+                order.append(c["backend"])
+        for be in order:
+            cs = [c for c in res["cases"] if c["backend"] == be and ok(c)
+                  and c.get("accuracy", {}).get("max_abs_err") is not None]
+            if not cs:
+                continue
+            o = max(c["accuracy"]["max_abs_err"] for c in cs)
+            g = [max(c["accuracy"].get(f"max_abs_err_{x}", 0) or 0 for x in ("dq", "dk", "dv"))
+                 for c in cs if c["accuracy"].get("grads_checked")]
+            dt = "/".join(sorted({c["params"]["dtype"] for c in cs}))
+            rows.append(f"| `{folder}` | {dt} | {be} | {len(cs)} | {o:.1e} | " +
+                        (f"{max(g):.1e} |" if g else "— |"))
+    return ["Largest error against the float64 reference over each backend's cases "
+            "(sampled rows; every element checked for NaN/Inf).", ""] + rows + [
+            "", source(*entries)]
+
+
+def training_step():
+    ours, e1 = run("seed_training_step")
+    peer, e2 = run("peers/seed_training_step")
+    cells, backends = {}, []
+    for c in ours["cases"] + peer["cases"]:
+        be, t = c["backend"], c["params"]["T"]
+        if be not in backends:
+            backends.append(be)
+        if ok(c):
+            cells[(be, t)] = (f"{c['memory']['peak_bytes'] / GIB:.1f} GiB, "
+                              f"{c['timing']['step_ms']:.0f} ms")
+        else:
+            cells[(be, t)] = c["status"]
+    ts = sorted({t for _, t in cells})
+    rows = ["| T | " + " | ".join(backends) + " |", "|---:|" + "---|" * len(backends)]
+    for t in ts:
+        rows.append(f"| {t} | " + " | ".join(cells.get((be, t), "—") for be in backends) + " |")
+    return ["One AdamW training step of the seed article's 12-layer model (hidden 4096, B = 4, "
+            "bf16): peak memory and time per step, `configs/seed_training_step.json`.", ""] + rows + [
+            "", source(e1, e2)]
+
+
+TABLES = {"speed": speed, "memory": memory, "accuracy": accuracy, "training_step": training_step}
+
+
+def block(name):
+    return "\n".join(TABLES[name]())
+
+
+def replace_blocks(text):
+    for name in TABLES:
+        pat = re.compile(rf"(<!-- tables:{name} begin -->\n)(?:.*?\n)?(<!-- tables:{name} end -->)",
+                         re.S)
+        if not pat.search(text):
+            sys.exit(f"no <!-- tables:{name} begin/end --> markers")
+        text = pat.sub(lambda m: m.group(1) + block(name) + "\n" + m.group(2), text)
+    return text
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument("--check", metavar="FILE")
+    g.add_argument("--write", metavar="FILE")
+    a = ap.parse_args()
+    if a.check or a.write:
+        path = a.check or a.write
+        text = open(path).read()
+        want = replace_blocks(text)
+        if a.write:
+            open(path, "w").write(want)
+            return 0
+        if want != text:
+            sys.stdout.writelines(difflib.unified_diff(
+                text.splitlines(True), want.splitlines(True), path, "from the results"))
+            print(f"{path}: tables differ from the results; run scripts/readme_tables.py "
+                  f"--write {path}", file=sys.stderr)
+            return 1
+        print(f"{path}: {len(TABLES)} tables match the results")
+        return 0
+    for name in TABLES:
+        print(f"<!-- tables:{name} begin -->\n{block(name)}\n<!-- tables:{name} end -->\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
