@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Fuzz target for the results reader and what the gates do with a results file (`check`,
+// Fuzz target for the results readers (attention and transformer results) and what the gates
+// do with a results file (`check`,
 // `compare` and `merge` read results.json files that CI jobs hand them): bytes -> JSON ->
 // result_set_from_json. A bad file must come out as ResultsFileError (or a JSON parse error
 // for bytes that are not JSON). A file that reads must
@@ -17,6 +18,8 @@
 #include <string>
 
 #include "checks/result_gate.h"
+#include "compare/model_compare.h"
+#include "io/model_results.h"
 #include "config/config.h"
 #include "io/json_input.h"
 #include "io/results_json.h"
@@ -44,6 +47,27 @@ void judge(fa2b::ResultSet& rs) {
   (void)fa2b::junit_text(rs);
 }
 
+// A transformer results file: the same gate through the workload view, and `compare`'s path.
+void judge_model(const nlohmann::json& raw) {
+  fa2b::ModelResultSet rs;
+  try {
+    rs = fa2b::model_result_set_from_json(raw, "fuzz input");
+  } catch (const fa2b::ResultsFileError&) {
+    return;
+  }
+  try {
+    std::vector<fa2b::Verdict> verdicts;
+    (void)fa2b::judge_result_set(rs, fa2b::parse_config(rs.config_echo, "<echo>"), verdicts);
+  } catch (const fa2b::ConfigError&) {
+    (void)fa2b::audit_result_set(rs, nullptr, fa2b::GateOptions{false, true});
+  }
+  try {
+    (void)fa2b::compare_model_results(rs, rs, fa2b::CompareOptions{});
+  } catch (const fa2b::CompareError&) {
+    // an echo that does not verify: `compare` stops with exit 2
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -53,6 +77,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     raw = fa2b::parse_json_input(text, "fuzz input");  // as read_results_document parses
   } catch (const fa2b::JsonInputError&) {
+    return 0;
+  }
+  if (fa2b::is_model_results(raw)) {
+    judge_model(raw);
     return 0;
   }
   fa2b::ResultSet rs;

@@ -103,6 +103,39 @@ for i, v in enumerate(variants):
     with open(os.path.join(out, f"mutant_{i:02d}.json"), "w") as f:
         f.write(v)
 
+# Transformer results (the same gate, through its own reader): a tiny CPU step sweep and
+# mutations of the fields the gate reads. A generator of their own, so the attention mutants
+# above stay as they were.
+with tempfile.TemporaryDirectory() as tmp:
+    subprocess.run([binary, "sweep", "--target", "cpu", "--config", "configs/cpu_model_step.json",
+                    "--set", "sweeps.0.grid.T=[33]", "--set", 'sweeps.0.grid.recompute=["off"]',
+                    "--set", "measure.min_samples=1", "--set", "measure.max_samples=1",
+                    "--out", os.path.join(tmp, "model"), "--quiet"], cwd=root,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    model = json.load(open(os.path.join(tmp, "model", "results.json")))
+for old in os.listdir(out):
+    if old.startswith("model_"):
+        os.remove(os.path.join(out, old))
+model_variants = {"seed": model}
+mrng = random.Random(97)
+for i in range(8):
+    doc = json.loads(compact(model))
+    for _ in range(mrng.randint(1, 3)):
+        p = mrng.choice([q for q in paths(doc) if q])
+        parent(doc, p)[p[-1]] = mrng.choice(weird)
+    model_variants[f"mutant_{i:02d}"] = doc
+for name, edit in [("interrupted", lambda d: d.update(interrupted=True)),
+                   ("repeated", lambda d: d["cases"].append(d["cases"][0])),
+                   ("error", lambda d: d["cases"][0].update(status="error")),
+                   ("no_cases", lambda d: d.update(cases=[])),
+                   ("echo_edited", lambda d: d["config_echo"].update(allow_case_errors=True))]:
+    doc = json.loads(compact(model))
+    edit(doc)
+    model_variants[name] = doc
+for name, doc in model_variants.items():
+    with open(os.path.join(out, f"model_{name}.json"), "w") as f:
+        f.write(compact(doc))
+
 tokens = set()
 for doc in seeds.values():
     for p in paths(doc):
@@ -118,4 +151,5 @@ with open(os.path.join(root, "tests", "fuzz", "results.dict"), "w") as f:
             "(tests/fuzz/make_results_corpus.py).\n")
     for t in sorted(tokens):
         f.write(json.dumps(json.dumps(t)) + "\n")
-print(f"{len(seeds)} seeds, {len(variants)} mutants in {out}; {len(tokens)} dictionary tokens")
+print(f"{len(seeds)} seeds, {len(variants)} mutants, {len(model_variants)} transformer files in "
+      f"{out}; {len(tokens)} dictionary tokens")
