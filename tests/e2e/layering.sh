@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # The dependency order of the source folders (docs/development.md): a folder may include only
-# its own layer and the layers before it, never one after it.
+# its own layer and the layers before it, never one after it. The link enforces it too (one
+# static library per layer, CMakeLists.txt's FA2BENCH_LAYERS), whose order is checked here.
 #   core -> runtime -> kernels -> backends -> verify -> io -> runner/model -> config/checks -> report
 #        -> compare -> cli (and main.cpp)
 # Every #include "..." under src/ and kernels/ is checked; the test fails on any include that
@@ -76,6 +77,28 @@ for a in "${ALLOWED[@]+"${ALLOWED[@]}"}"; do
   inc=${a#* -> }
   grep -qE "^[[:space:]]*#[[:space:]]*include[[:space:]]+\"$inc\"" "$f" 2>/dev/null ||
     { echo "layering: stale allowlist entry: $a" >&2; violations=$((violations + 1)); }
+done
+
+# The linker enforces the same order (CMakeLists.txt: one static library per layer, each
+# linking only the one before it). Its list must be this order: walk it and compare ranks.
+layers=$(sed -nE 's/^set\(FA2BENCH_LAYERS (.*)\)$/\1/p' CMakeLists.txt)
+[ -n "$layers" ] || fail "CMakeLists.txt has no set(FA2BENCH_LAYERS ...)"
+last=-1
+for layer in $layers; do
+  folders=$(sed -nE "s/^set\(FA2BENCH_LAYER_FOLDERS_${layer} (.*)\)$/\1/p" CMakeLists.txt)
+  [ -n "$folders" ] || folders=$layer
+  for folder in $folders; do
+    r=$(rank_of "$folder")
+    [ -n "$r" ] || fail "CMake layer $layer: folder $folder has no place in rank_of"
+    [ "$r" -gt "$last" ] || [ "$r" -eq "$last" ] ||
+      fail "CMake layer $layer ($folder, rank $r) comes after rank $last: the orders differ"
+  done
+  last=$(rank_of "${folders%% *}")
+done
+for folder in $(ls src); do
+  [ -d "src/$folder" ] || continue
+  grep -qwE "$folder" <<<"$layers $(sed -nE 's/^set\(FA2BENCH_LAYER_FOLDERS_[a-z]+ (.*)\)$/\1/p' CMakeLists.txt)" ||
+    fail "src/$folder is in no CMake layer (CMakeLists.txt FA2BENCH_LAYERS)"
 done
 
 [ "$checked" -gt 100 ] || fail "only $checked includes checked: is the tree at $SRC?"
