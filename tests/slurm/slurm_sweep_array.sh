@@ -224,6 +224,12 @@ scontrol update JobId="${JOBID}_$KILLED" StartTime=now >/dev/null ||
 
 deadline=$(($(date +%s) + 600))
 while [ -n "$(squeue -h -j "$JOBID,$MERGE" 2>/dev/null)" ]; do
+  # A failed shard leaves the merge pending for good (kill_invalid_depend does not always
+  # cancel it): that is the end of the run.
+  if [ "$(squeue -h -j "$MERGE" -o %r 2>/dev/null)" = DependencyNeverSatisfied ]; then
+    cat "$TMP"/log/shard-*.out >&2
+    fail "a shard failed, so the merge can never run (DependencyNeverSatisfied)"
+  fi
   [ "$(date +%s)" -lt "$deadline" ] || {
     squeue >&2
     show_logs
