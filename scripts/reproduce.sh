@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: Apache-2.0
 # Re-run every canonical run that results/MANIFEST.json lists for one GPU, into OUTDIR.
 #
-#   scripts/reproduce.sh [--dry-run] [--gpu h100|h200] OUTDIR
+#   scripts/reproduce.sh [--dry-run] [--gpu h100|h200] [--only REGEX] OUTDIR
 #
 # --gpu picks the manifest's entries (default: the GPU nvidia-smi reports, named by its product,
-# e.g. "NVIDIA H100 80GB HBM3" -> h100). --dry-run prints each command and runs nothing.
+# e.g. "NVIDIA H100 80GB HBM3" -> h100). --only keeps the entries whose folder (e.g.
+# "seed_notebook", "peers/decode") matches the extended regex. --dry-run prints each command
+# and runs nothing.
 # Commands run from the repository root with build/fa2bench (scripts/bootstrap.sh builds it);
 # the PyTorch peers need torch. OUTDIR plays results/<gpu>/: each run writes OUTDIR/<folder>/ as
 # the committed one sits in results/<gpu>/<folder>/, so `fa2bench compare
@@ -16,13 +18,15 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-usage() { echo "usage: $0 [--dry-run] [--gpu h100|h200] OUTDIR" >&2; exit 2; }
-dry=0 gpu="" out=""
+usage() { echo "usage: $0 [--dry-run] [--gpu h100|h200] [--only REGEX] OUTDIR" >&2; exit 2; }
+dry=0 gpu="" out="" only=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --dry-run) dry=1 ;;
     --gpu) [ $# -ge 2 ] || usage; gpu="$2"; shift ;;
     --gpu=*) gpu="${1#--gpu=}" ;;
+    --only) [ $# -ge 2 ] || usage; only="$2"; shift ;;
+    --only=*) only="${1#--only=}" ;;
     -h|--help) sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) usage ;;
     *) [ -z "$out" ] || usage; out="$1" ;;
@@ -41,15 +45,18 @@ if [ -z "$gpu" ]; then
 fi
 
 # One command a line, {out} replaced by OUTDIR (the manifest keeps commands free of paths).
-mapfile -t cmds < <(python3 - "$gpu" "$out" <<'PY'
-import json, shlex, sys
-gpu, out = sys.argv[1], sys.argv[2]
+mapfile -t cmds < <(python3 - "$gpu" "$out" "$only" <<'PY'
+import json, re, shlex, sys
+gpu, out, only = sys.argv[1], sys.argv[2], sys.argv[3]
 runs = [r for r in json.load(open("results/MANIFEST.json"))["runs"] if r["gpu"] == gpu]
+folder = lambda r: r["path"].split("/", 2)[2]
+runs = [r for r in runs if not only or re.search(only, folder(r))]
 for r in runs:
     print(r["command"].replace("{out}", shlex.quote(out.rstrip("/"))))
 PY
 )
 if [ "${#cmds[@]}" -eq 0 ]; then
+  [ -n "$only" ] && { echo "$0: no run of gpu \"$gpu\" matches --only $only" >&2; exit 2; }
   echo "$0: results/MANIFEST.json lists no runs for gpu \"$gpu\"; to make them, run another" \
     "GPU's entries into results/$gpu, e.g. $0 --gpu h200 results/$gpu" >&2
   exit 2
