@@ -5,13 +5,13 @@
 #include <cstdint>
 #include <string>
 
+#include "common/head_dims.h"
 #include "common/layout_support.h"
+#include "common/static_switch.h"
 #include "fa2/fa2_bwd.h"
 #include "fa2/fa2_bwd_launch.h"
 #include "fa2/fa2_fwd.h"
-#include "fa2/fa2_head_dims.h"
 #include "fa2/fa2_padded_head_dims.h"
-#include "fa2/static_switch.h"
 
 namespace fa2b {
 
@@ -53,7 +53,7 @@ cudaError_t fa2_bwd(const AttnBwdParams& p, void* workspace, cudaStream_t stream
   }
   float* dq_accum = static_cast<float*>(workspace);
   float* d_sum = dq_accum + static_cast<std::size_t>(p.fwd.B) * p.fwd.H * p.fwd.T_q * p.fwd.D;
-  return FA2_FP16_SWITCH(p.fwd.dtype == KernelDType::bf16, T, [&] {
+  return FA2B_FP16_SWITCH(p.fwd.dtype == KernelDType::bf16, T, [&] {
     return fa2_dispatch_head_dim(p.fwd.D, [&](auto kD) {
       return run_fa2_bwd<T, decltype(kD)::value>(p, dq_accum, d_sum, stream);
     });

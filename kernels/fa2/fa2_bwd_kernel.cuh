@@ -2,12 +2,13 @@
 // FlashAttention-2 backward kernels (Dao 2023, algorithm 2) on mma.sync tensor cores.
 //
 // fa2_bwd_preprocess: D_i = rowsum(dO o O) for every query row, and the fp32 dQ accumulator
-// zeroed. fa2_bwd_kernel: one CTA per (key block, KV head, batch); K and V stay in shared
-// memory, dK and dV in registers, while the CTA walks every query block of every query head of
-// its group (so grouped-query dK/dV are summed on chip). Per query block it recomputes
-// P = exp(S * scale - LSE) from the saved LSE, forms dS = P o (dP - D_i), accumulates
-// dV += P^T dO and dK += dS^T Q, and adds dQ += dS K into the fp32 accumulator with atomics
-// (other key blocks add to the same rows). fa2_bwd_convert_dq: scale * accumulator -> dQ.
+// zeroed (the per-row pieces are common/bwd_row_passes.cuh's). fa2_bwd_kernel: one CTA per (key
+// block, KV head, batch); K and V stay in shared memory, dK and dV in registers, while the CTA
+// walks every query block of every query head of its group (so grouped-query dK/dV are summed
+// on chip). Per query block it recomputes P = exp(S * scale - LSE) from the saved LSE, forms
+// dS = P o (dP - D_i), accumulates dV += P^T dO and dK += dS^T Q, and adds dQ += dS K into the
+// fp32 accumulator with atomics (other key blocks add to the same rows). The post-pass,
+// scale * accumulator -> dQ, is bwd_convert_dq (common/bwd_row_passes.cuh, shared with fa3).
 //
 // kMasked: causal masking and / or a sliding window (common/attn_mask.h); `reach` is
 // mask_reach(p.fwd), computed by the launcher so that the kernel reads the two bounds from the
@@ -23,23 +24,18 @@
 
 #include "common/attn_mask.h"
 #include "common/attn_params.h"
+#include "common/bwd_row_passes.cuh"
 #include "common/cp_async.cuh"
+#include "common/fast_exp2.cuh"
 #include "common/mma.cuh"
 #include "common/smem_swizzle.cuh"
+#include "common/tile_io.cuh"
+#include "common/unhoisted_index.cuh"
 #include "fa2/fa2_bwd_traits.h"
-#include "fa2/fa2_tile_io.cuh"
 #include "fa2/fa2_warp_gemm.cuh"
 
 namespace fa2b {
 namespace fa2 {
-
-// Eight b16 values as floats.
-template <typename T>
-__device__ __forceinline__ void unpack8(const uint4& raw, float (&out)[8]) {
-  const T* h = reinterpret_cast<const T*>(&raw);
-#pragma unroll
-  for (int i = 0; i < 8; ++i) out[i] = static_cast<float>(h[i]);
-}
 
 // addr[0] += a, addr[1] += b in global memory (addr 8-byte aligned), one vector reduction on
 // sm_90 (half the atomic instructions of two scalar ones).
@@ -50,33 +46,6 @@ __device__ __forceinline__ void red_add2(float* addr, float a, float b) {
   atomicAdd(addr, a);
   atomicAdd(addr + 1, b);
 #endif
-}
-
-// sum_d dO[i, d] * O[i, d] of query row i of (b, h), summed over the warp (every lane gets it).
-template <typename T, int kHeadDim>
-__device__ __forceinline__ float row_dot_do_o(const AttnBwdParams& p, int b, int h, int i,
-                                              int lane) {
-  constexpr int kChunks = kHeadDim / 8;
-  const std::int64_t off =
-      b * p.fwd.o_batch_stride + h * p.fwd.o_head_stride + i * p.fwd.o_row_stride;
-  float sum = 0.f;
-  if (lane < kChunks) {
-    float o[8], d_o[8];
-    unpack8<T>(*reinterpret_cast<const uint4*>(static_cast<const T*>(p.fwd.o) + off + lane * 8), o);
-    unpack8<T>(*reinterpret_cast<const uint4*>(static_cast<const T*>(p.d_o) + off + lane * 8), d_o);
-#pragma unroll
-    for (int e = 0; e < 8; ++e) sum = fmaf(o[e], d_o[e], sum);
-  }
-#pragma unroll
-  for (int w = 16; w > 0; w >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, w);
-  return sum;
-}
-
-// Zeroes the kHeadDim fp32 accumulators of one row, the warp's lanes taking 16 bytes each.
-template <int kHeadDim>
-__device__ __forceinline__ void zero_accum_row(float* acc_row, int lane) {
-  float4* acc = reinterpret_cast<float4*>(acc_row);
-  for (int c = lane; c < kHeadDim / 4; c += 32) acc[c] = make_float4(0.f, 0.f, 0.f, 0.f);
 }
 
 // One warp per query row: d_sum[row] = sum_d dO[row, d] * O[row, d]; dq_accum[row, :] = 0.
@@ -94,33 +63,6 @@ __global__ void __launch_bounds__(256)
   const float sum = row_dot_do_o<T, kHeadDim>(p, b, h, i, lane);
   if (lane == 0) d_sum[row] = sum;
   zero_accum_row<kHeadDim>(dq_accum + row * kHeadDim, lane);
-}
-
-// dQ = scale * accumulator, eight elements per thread, in Q's layout.
-template <typename T, int kHeadDim>
-__global__ void __launch_bounds__(256)
-    fa2_bwd_convert_dq(const AttnBwdParams p, const float* dq_accum) {
-  constexpr int kChunks = kHeadDim / 8;
-  const std::int64_t idx = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const std::int64_t rows = static_cast<std::int64_t>(p.fwd.B) * p.fwd.H * p.fwd.T_q;
-  if (idx >= rows * kChunks) return;
-  const std::int64_t row = idx / kChunks;
-  const int c = static_cast<int>(idx % kChunks);
-  const int i = static_cast<int>(row % p.fwd.T_q);
-  const std::int64_t bh = row / p.fwd.T_q;
-  const int h = static_cast<int>(bh % p.fwd.H);
-  const int b = static_cast<int>(bh / p.fwd.H);
-  const float4* src = reinterpret_cast<const float4*>(dq_accum + row * kHeadDim + c * 8);
-  const float4 lo = src[0], hi = src[1];
-  const float s = p.fwd.scale;
-  uint4 out;
-  out.x = pack2<T>(lo.x * s, lo.y * s);
-  out.y = pack2<T>(lo.z * s, lo.w * s);
-  out.z = pack2<T>(hi.x * s, hi.y * s);
-  out.w = pack2<T>(hi.z * s, hi.w * s);
-  T* dq = static_cast<T*>(p.d_q) + b * p.fwd.q_batch_stride + h * p.fwd.q_head_stride +
-          static_cast<std::int64_t>(i) * p.fwd.q_row_stride + c * 8;
-  *reinterpret_cast<uint4*>(dq) = out;
 }
 
 template <typename Traits, typename T, bool kMasked>

@@ -22,7 +22,7 @@ cudaError_t run_bwd_passes(const AttnBwdParams& p, float* dq_accum, float* d_sum
   err = launch_main();
   if (err != cudaSuccess) return err;
   const long long chunks = rows * (kHeadDim / 8);
-  fa2::fa2_bwd_convert_dq<T, kHeadDim>
+  bwd_convert_dq<T, kHeadDim>
       <<<static_cast<unsigned>((chunks + 255) / 256), 256, 0, stream>>>(p, dq_accum);
   return cudaGetLastError();
 }

@@ -53,7 +53,7 @@ template <> struct Tile<256, 9> : Fa2TraitsBase<256, 4,    1,    64, true,  1,  
 
 template <typename T, int kD, int kTile>
 cudaError_t run_tile(const AttnParams& p, Fa2Order order, cudaStream_t stream) {
-  return FA2_BOOL_SWITCH(attn_masked(p), kMasked, [&] {
+  return FA2B_BOOL_SWITCH(attn_masked(p), kMasked, [&] {
     return launch_fa2_fwd<Tile<kD, kTile>, T, kMasked>(p, stream, order);
   });
 }

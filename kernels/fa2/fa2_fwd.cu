@@ -9,17 +9,17 @@
 #include <string>
 
 #include "common/device_props.h"
+#include "common/head_dims.h"
 #include "common/layout_support.h"
+#include "common/static_switch.h"
 #include "common/varlen.h"
 #include "fa2/fa2_fwd.h"
 #include "fa2/fa2_fwd_launch.h"
 #include "fa2/fa2_grid_class.h"
-#include "fa2/fa2_head_dims.h"
 #include "fa2/fa2_padded_head_dims.h"
 #include "fa2/fa2_split_choice.h"
 #include "fa2/fa2_tile_choice.h"
 #include "fa2/fa2_traits.h"
-#include "fa2/static_switch.h"
 
 namespace fa2b {
 namespace {
@@ -196,7 +196,7 @@ cudaError_t fa2_fwd(const AttnParams& p, const Fa2SplitKv& split, cudaStream_t s
       (split.o_partial == nullptr || split.lse_partial == nullptr)) {
     return cudaErrorInvalidValue;
   }
-  return FA2_FP16_SWITCH(p.dtype == KernelDType::bf16, T, [&] {
+  return FA2B_FP16_SWITCH(p.dtype == KernelDType::bf16, T, [&] {
     return fa2_dispatch_head_dim(
         p.D, [&](auto kD) { return run_fa2_fwd_decode<T, decltype(kD)::value>(p, split, stream); });
   });
@@ -208,7 +208,7 @@ cudaError_t fa2_fwd(const AttnParams& p, cudaStream_t stream) {
   // The plain kernels read no pages (a paged cache runs through the plan's overload).
   if (attn_paged(p)) return cudaErrorInvalidValue;
   const int tile_d = fa2_padded_head_dim(p.D);
-  return FA2_FP16_SWITCH(p.dtype == KernelDType::bf16, T, [&] {
+  return FA2B_FP16_SWITCH(p.dtype == KernelDType::bf16, T, [&] {
     return fa2_dispatch_head_dim(tile_d, [&](auto kD) {
       constexpr int d = decltype(kD)::value;
       return p.D == d ? run_fa2_fwd<T, d>(p, stream) : run_fa2_fwd_padded<T, d>(p, stream);

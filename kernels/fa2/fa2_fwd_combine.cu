@@ -4,9 +4,9 @@
 
 #include <cstdint>
 
+#include "common/static_switch.h"
 #include "fa2/fa2_fwd_combine.cuh"
 #include "fa2/fa2_fwd_launch.h"
-#include "fa2/static_switch.h"
 
 namespace fa2b {
 
@@ -17,7 +17,7 @@ cudaError_t fa2_fwd_combine(const AttnParams& p, const Fa2SplitKv& split, cudaSt
     return cudaErrorInvalidValue;
   }
   const dim3 grid(static_cast<unsigned>((rows + fa2::kCombineWarps - 1) / fa2::kCombineWarps));
-  return FA2_FP16_SWITCH(p.dtype == KernelDType::bf16, T, [&] {
+  return FA2B_FP16_SWITCH(p.dtype == KernelDType::bf16, T, [&] {
     auto kernel = &fa2::fa2_fwd_combine_kernel<T>;
     // A programmatic dependent launch of the split grid before it (common/grid_dependency.cuh):
     // its launch and prologue overlap that grid's last CTAs instead of following them.

@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "common/mma.cuh"
-#include "fa2/fa2_tile_io.cuh"
+#include "common/tile_io.cuh"
 
 namespace fa2b {
 namespace fa2 {

@@ -67,12 +67,12 @@
 #include "common/grid_dependency.cuh"
 #include "common/mma.cuh"
 #include "common/smem_swizzle.cuh"
+#include "common/tile_io.cuh"
 #include "common/varlen.h"
 #include "fa2/fa2_fwd_gemm.cuh"
 #include "fa2/fa2_fwd_mask.cuh"
 #include "fa2/fa2_fwd_softmax.cuh"
 #include "fa2/fa2_split_kv.h"
-#include "fa2/fa2_tile_io.cuh"
 #include "fa2/fa2_traits.h"
 
 namespace fa2b {

@@ -9,13 +9,13 @@
 
 #include "common/attn_mask.h"
 #include "common/smem_opt_in.h"
+#include "common/static_switch.h"
 #include "common/varlen.h"
 #include "fa2/fa2_fwd_kernel.cuh"
 #include "fa2/fa2_fwd_launch.h"
 #include "fa2/fa2_padded_head_dims.h"
 #include "fa2/fa2_tile_choice.h"
 #include "fa2/fa2_traits.h"
-#include "fa2/static_switch.h"
 
 namespace fa2b {
 

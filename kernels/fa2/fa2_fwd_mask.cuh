@@ -9,7 +9,7 @@
 
 #include "common/attn_mask.h"
 #include "common/attn_params.h"
-#include "fa2/fa2_tile_io.cuh"
+#include "common/unhoisted_index.cuh"
 
 namespace fa2b {
 namespace fa2 {

@@ -5,7 +5,7 @@
 // are the lane's partial sums (quad-reduced in the epilogue).
 #pragma once
 
-#include "fa2/fa2_tile_io.cuh"
+#include "common/fast_exp2.cuh"
 
 namespace fa2b {
 namespace fa2 {

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Head dims the fa2 forward serves without a tile of their own: every multiple of 8 up to 256
-// (flash-attention's rule) runs in the next listed tile of fa2_head_dims.h, its columns past D
-// zero-filled on load and never stored (kPadD in fa2_fwd_kernel.cuh). The backward has no such
-// path: it keeps to the listed head dims.
+// (flash-attention's rule) runs in the next listed tile of Fa2HeadDims (common/head_dims.h), its
+// columns past D zero-filled on load and never stored (kPadD in fa2_fwd_kernel.cuh). The
+// backward has no such path: it keeps to the listed head dims.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
-#include "fa2/fa2_head_dims.h"
+#include "common/head_dims.h"
 #include "fa2/fa2_tile_choice.h"
 
 namespace fa2b {

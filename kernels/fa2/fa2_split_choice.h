@@ -27,7 +27,7 @@
 
 #include "common/attn_mask.h"
 #include "common/attn_params.h"
-#include "fa2/fa2_head_dims.h"
+#include "common/head_dims.h"
 #include "fa2/fa2_split_kv.h"
 #include "fa2/fa2_traits.h"
 

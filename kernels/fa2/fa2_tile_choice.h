@@ -20,8 +20,8 @@
 #include <optional>
 #include <string>
 
+#include "common/head_dims.h"
 #include "fa2/fa2_bwd_traits.h"
-#include "fa2/fa2_head_dims.h"
 #include "fa2/fa2_traits.h"
 
 namespace fa2b {

@@ -12,7 +12,7 @@
 
 #include "common/mma.cuh"
 #include "common/smem_swizzle.cuh"
-#include "fa2/fa2_tile_io.cuh"
+#include "common/unhoisted_index.cuh"
 
 namespace fa2b {
 namespace fa2 {

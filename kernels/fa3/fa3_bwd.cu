@@ -8,7 +8,7 @@
 #include <string>
 
 #include "common/layout_support.h"
-#include "fa2/static_switch.h"
+#include "common/static_switch.h"
 #include "fa3/fa3_bwd.h"
 #include "fa3/fa3_bwd_launch.h"
 #include "fa3/fa3_bwd_traits.h"
@@ -54,7 +54,7 @@ cudaError_t fa3_bwd(const AttnBwdParams& p, void* workspace, cudaStream_t stream
 #if defined(FA2BENCH_HAVE_FA3)
   float* dq_accum = static_cast<float*>(workspace);
   float* stats = dq_accum + static_cast<std::size_t>(p.fwd.B) * p.fwd.H * p.fwd.T_q * p.fwd.D;
-  return FA2_FP16_SWITCH(p.fwd.dtype == KernelDType::bf16, T, [&] {
+  return FA2B_FP16_SWITCH(p.fwd.dtype == KernelDType::bf16, T, [&] {
     return dispatch_head_dim(Fa3BwdHeadDims{}, p.fwd.D, [&](auto kD) {
       return run_fa3_bwd<T, decltype(kD)::value>(p, dq_accum, stats, stream);
     });

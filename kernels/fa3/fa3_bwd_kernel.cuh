@@ -14,7 +14,8 @@
 // MN-major from dSᵀ) added into the fp32 accumulator by the copy engine from shared memory (each
 // warpgroup's slice, one thread issuing). Sᵀ and dPᵀ are waited for one at a time, so the
 // exponentials overlap dPᵀ. The pre-pass is fa3's own (fa3_bwd_passes.cuh: D_i, LSE·log2(e), the
-// zeroed accumulator); the post-pass is fa2's (scale · accumulator → dQ).
+// zeroed accumulator); the post-pass is the shared bwd_convert_dq (common/bwd_row_passes.cuh:
+// scale · accumulator → dQ).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -24,9 +25,8 @@
 #include <cstdint>
 
 #include "common/attn_params.h"
+#include "common/fast_exp2.cuh"
 #include "common/mma.cuh"
-#include "fa2/fa2_bwd_kernel.cuh"
-#include "fa2/fa2_tile_io.cuh"
 #include "fa3/fa3_bwd_traits.h"
 #include "fa3/fa3_softmax.cuh"
 #include "hopper/mbarrier.cuh"
@@ -179,7 +179,7 @@ __device__ __forceinline__ void bwd_probabilities(float (&s)[kSAcc], const float
     for (int e = 0; e < 4; ++e) {
       const int i = 4 * j + e;
       const float lse2 = (e & 1) ? lse.y : lse.x;
-      float pv = fa2::fast_exp2(fmaf(s[i], scale_log2, -lse2));
+      float pv = fast_exp2(fmaf(s[i], scale_log2, -lse2));
       if (kCausal && need_mask) {
         const int key = n0 + key_row + ((e & 2) ? 8 : 0);
         const int query = m0 + col + (e & 1);

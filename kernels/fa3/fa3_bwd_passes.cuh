@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // The three launches of the fa3 backward on one stream: its preprocessing pass (D_i and
 // LSE·log2(e) in padded rows the copy engine can load, the fp32 dQ accumulator zeroed), the main
-// kernel, and fa2's pass converting the accumulator to dQ.
+// kernel, and the shared pass converting the accumulator to dQ (common/bwd_row_passes.cuh).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
-#include "fa2/fa2_bwd_kernel.cuh"
+#include "common/attn_params.h"
+#include "common/bwd_row_passes.cuh"
 #include "fa3/fa3_bwd_traits.h"
 
 namespace fa2b {
@@ -35,13 +36,13 @@ __global__ void __launch_bounds__(256)
   }
   const int h = static_cast<int>(bh % p.fwd.H);
   const int b = static_cast<int>(bh / p.fwd.H);
-  const float sum = fa2::row_dot_do_o<T, kHeadDim>(p, b, h, i, lane);
+  const float sum = row_dot_do_o<T, kHeadDim>(p, b, h, i, lane);
   const std::int64_t q_row = bh * T_q + i;
   if (lane == 0) {
     d_sum[row] = sum;
     lse_log2[row] = p.fwd.lse[q_row] * 1.4426950408889634f;
   }
-  fa2::zero_accum_row<kHeadDim>(dq_accum + q_row * kHeadDim, lane);
+  zero_accum_row<kHeadDim>(dq_accum + q_row * kHeadDim, lane);
 }
 
 }  // namespace fa3
@@ -60,7 +61,7 @@ cudaError_t run_fa3_bwd_passes(const AttnBwdParams& p, float* dq_accum, float* l
   err = launch_main();
   if (err != cudaSuccess) return err;
   const long long chunks = static_cast<long long>(p.fwd.B) * p.fwd.H * p.fwd.T_q * (kHeadDim / 8);
-  fa2::fa2_bwd_convert_dq<T, kHeadDim>
+  bwd_convert_dq<T, kHeadDim>
       <<<static_cast<unsigned>((chunks + 255) / 256), 256, 0, stream>>>(p, dq_accum);
   return cudaGetLastError();
 }

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "common/layout_support.h"
-#include "fa2/static_switch.h"
+#include "common/static_switch.h"
 #include "fa3/fa3_fwd.h"
 #include "fa3/fa3_fwd_launch.h"
 #include "fa3/fa3_traits.h"
@@ -66,7 +66,7 @@ cudaError_t fa3_fwd(const AttnParams& p, cudaStream_t stream) {
   std::string why;
   if (!fa3_fwd_supported(p, &why)) return cudaErrorInvalidValue;
 #if defined(FA2BENCH_HAVE_FA3)
-  return FA2_FP16_SWITCH(p.dtype == KernelDType::bf16, T, [&] {
+  return FA2B_FP16_SWITCH(p.dtype == KernelDType::bf16, T, [&] {
     return dispatch_head_dim(Fa3HeadDims{}, p.D, [&](auto kD) {
       return run_fa3_fwd<T, decltype(kD)::value>(p, stream);
     });

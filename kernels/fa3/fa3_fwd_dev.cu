@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "fa2/static_switch.h"
+#include "common/static_switch.h"
 #include "fa3/fa3_dev_tiles.h"
 #include "fa3/fa3_fwd.h"
 #include "fa3/fa3_fwd_dev.h"
@@ -43,7 +43,7 @@ cudaError_t fa3_fwd_dev_variant(const AttnParams& p, int v, cudaStream_t stream)
     return cudaErrorInvalidValue;
   }
 #if defined(FA2BENCH_FA3_DEV)
-  return FA2_FP16_SWITCH(p.dtype == KernelDType::bf16, T, [&] {
+  return FA2B_FP16_SWITCH(p.dtype == KernelDType::bf16, T, [&] {
     return dispatch_head_dim(Fa3HeadDims{}, p.D, [&](auto kD) {
       return run_fa3_fwd_dev<T, decltype(kD)::value>(p, v, stream);
     });

@@ -7,8 +7,8 @@
 
 #include <cstdint>
 
+#include "common/fast_exp2.cuh"
 #include "common/mma.cuh"
-#include "fa2/fa2_tile_io.cuh"
 
 namespace fa2b {
 namespace fa3 {
@@ -35,14 +35,14 @@ __device__ __forceinline__ void online_softmax(float (&s)[kS], RowState& st, flo
     // A row that has seen only masked keys keeps max -inf; subtracting 0 then keeps its
     // probabilities exactly 0 (not NaN) and its rescale factor multiplies zeros.
     const float m_scaled = mx == -INFINITY ? 0.f : mx * scale_log2;
-    corr[r] = fa2::fast_exp2(st.max[r] * scale_log2 - m_scaled);
+    corr[r] = fast_exp2(st.max[r] * scale_log2 - m_scaled);
     st.max[r] = mx;
     float sum = 0.f;
 #pragma unroll
     for (int j = 0; j < kS / 4; ++j) {
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        const float pv = fa2::fast_exp2(fmaf(s[4 * j + 2 * r + e], scale_log2, -m_scaled));
+        const float pv = fast_exp2(fmaf(s[4 * j + 2 * r + e], scale_log2, -m_scaled));
         s[4 * j + 2 * r + e] = pv;
         sum += pv;
       }

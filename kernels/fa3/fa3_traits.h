@@ -6,7 +6,7 @@
 // reads (wgmma_desc.cuh), each stage guarded by a full and an empty mbarrier.
 #pragma once
 
-#include "fa2/fa2_head_dims.h"
+#include "common/head_dims.h"
 
 namespace fa2b {
 

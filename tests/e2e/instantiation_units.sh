@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The fa2 and fa3 instantiation units match their one head-dim lists (kernels/fa2/
-# fa2_head_dims.h, kernels/fa3/fa3_traits.h) and the generated wgmma wrappers match their
+# The fa2 and fa3 instantiation units match their one head-dim lists (kernels/common/
+# head_dims.h, kernels/fa3/fa3_traits.h) and the generated wgmma wrappers match their
 # generator; each generator's --check catches a list that changed without regenerating.
 #   instantiation_units.sh FA2BENCH_BINARY SOURCE_DIR
 set -euo pipefail
@@ -10,7 +10,8 @@ python3 "$src/kernels/fa2/inst/gen_units.py" --check
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp -r "$src/kernels/fa2" "$tmp/fa2"
-sed -i 's/HeadDimList<32, /HeadDimList<16, 32, /' "$tmp/fa2/fa2_head_dims.h"
+cp -r "$src/kernels/common" "$tmp/common"  # fa2's list is in common/head_dims.h
+sed -i 's/HeadDimList<32, /HeadDimList<16, 32, /' "$tmp/common/head_dims.h"
 if out=$(python3 "$tmp/fa2/inst/gen_units.py" --check); then
   echo "FAIL: --check passed with a head dim added to the list" >&2
   exit 1

@@ -6,6 +6,9 @@
 #        -> compare -> cli (and main.cpp)
 # Every #include "..." under src/ and kernels/ is checked; the test fails on any include that
 # points up the order and is not in ALLOWED below.
+# Inside kernels/, the folders are ordered too: common -> hopper -> the families (naive,
+# standard, fa2, fa3). A family includes its own folder, common and hopper, never another
+# family: what two families share lives in kernels/common (see kernel_include_ok).
 source "$(dirname "$0")/lib.sh"
 
 # Layer of a folder (src/<folder>, or kernels/ for every kernel folder) or of an include's first
@@ -25,6 +28,16 @@ rank_of() {
     cli | main.cpp) echo 10 ;;
     *) echo "" ;;
   esac
+}
+
+# Whether kernels/<from>/ may include "<to>/...": its own folder, common, and (from a family)
+# hopper's Hopper-only helpers.
+kernel_include_ok() {
+  local from=$1 to=$2
+  [ "$from" = "$to" ] && return 0
+  [ "$to" = common ] && return 0
+  [ "$to" = hopper ] && [ "$from" != common ] && return 0
+  return 1
 }
 
 # Known inversions, "<file> -> <included>", each with a comment saying why it is still there.
@@ -53,6 +66,15 @@ while IFS= read -r file; do
     target=$(rank_of "${inc%%/*}")
     [ -n "$target" ] || continue
     checked=$((checked + 1))
+    if [ "$layer" = kernels ] && [ "$target" -eq 2 ]; then
+      folder=${file#kernels/}
+      folder=${folder%%/*}
+      if ! kernel_include_ok "$folder" "${inc%%/*}"; then
+        echo "layering: $file -> $inc (kernels/$folder may include only its own folder," \
+          "common and hopper: share through kernels/common)" >&2
+        violations=$((violations + 1))
+      fi
+    fi
     for f in "${FORBIDDEN[@]}"; do
       if [ "$f" = "$layer -> ${inc%%/*}" ]; then
         echo "layering: $file -> $inc (forbidden: $f)" >&2

@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "common/device_utils.h"
+#include "common/head_dims.h"
 #include "common/numeric.h"
 #include "core/case.h"
 #include "dev_buf.h"
-#include "fa2/fa2_head_dims.h"
 #include "shape_text.h"
 #include "sweep_params.h"
 

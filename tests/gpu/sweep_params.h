@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "common/head_dims.h"
 #include "core/case.h"
-#include "fa2/fa2_head_dims.h"
 
 namespace fa2b {
 namespace sweep_params {
@@ -24,7 +24,7 @@ inline std::string sweep_name(const ::testing::TestParamInfo<DtypeDim>& info) {
 }
 
 // Every (dtype, D) of a kernel family's head-dim list (a HeadDimList, e.g. Fa2HeadDims in
-// fa2/fa2_head_dims.h: the one list its dispatch and instantiations come from).
+// common/head_dims.h: the one list its dispatch and instantiations come from).
 template <typename HeadDims>
 std::vector<DtypeDim> dtype_dims_of() {
   std::vector<DtypeDim> out;

@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "common/head_dims.h"
 #include "fa2/fa2_fwd.h"
 #include "fa2/fa2_fwd_launch.h"
-#include "fa2/fa2_head_dims.h"
 #include "fa2/fa2_split_kv.h"
 #include "fwd_kernel_check.h"
 #include "gpu_available.h"

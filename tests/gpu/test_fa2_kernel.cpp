@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "common/head_dims.h"
 #include "fa2/fa2_fwd.h"
-#include "fa2/fa2_head_dims.h"
 #include "fa2/fa2_padded_head_dims.h"
 #include "fwd_kernel_check.h"
 #include "gpu_available.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // fa2's decode kernels on a paged KV cache (AttnParams::block_table, load_paged_rows in
-// fa2_tile_io.cuh) against the float64 reference: T_k = 1, 17, 1000, 4097 with pages of 16, 64
+// common/tile_io.cuh) against the float64 reference: T_k = 1, 17, 1000, 4097 with pages of 16, 64
 // and 256 keys (none divides those T_k, so each sequence's last page is partly used, its unused
 // rows NaN), T_q = 1 and 4, grouped (H = 8, H_kv = 2) and ungrouped heads, causal and not, bhsd
 // and bshd Q/O, two sequences whose pages interleave in the pool, fp16 and bf16, D = 64 and 128.

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "fa2/fa2_head_dims.h"
+#include "common/head_dims.h"
 #include "fa2/fa2_split_choice.h"
 
 namespace fa2b {

@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "common/head_dims.h"
 #include "fa2/fa2_grid_class.h"
-#include "fa2/fa2_head_dims.h"
 #include "fa2/fa2_padded_head_dims.h"
 #include "fa2/fa2_tile_choice.h"
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Writes the fa2 instantiation units, one per (pass, dtype, head dim), into this folder.
 
-The head dims come from the Fa2HeadDims line of kernels/fa2/fa2_head_dims.h, the one list the
+The head dims come from the Fa2HeadDims line of kernels/common/head_dims.h, the one list the
 dispatch and the support message use too. `--check` writes nothing and exits 1 when a unit is
 missing, differs, or is left over from a head dim no longer listed (CI runs it as a test).
 """
@@ -64,10 +64,11 @@ PASSES = {"fwd": FWD, "fwd_pad": FWD_PAD, "bwd": BWD}
 
 
 def head_dims():
-    text = (HERE.parent / "fa2_head_dims.h").read_text()
+    # kernels/fa2/inst -> kernels/common/head_dims.h
+    text = (HERE.parent.parent / "common" / "head_dims.h").read_text()
     m = re.search(r"using Fa2HeadDims = HeadDimList<([0-9,\s]+)>;", text)
     if not m:
-        sys.exit("gen_units.py: no 'using Fa2HeadDims = HeadDimList<...>;' in fa2_head_dims.h")
+        sys.exit("gen_units.py: no 'using Fa2HeadDims = HeadDimList<...>;' in common/head_dims.h")
     return [int(x) for x in m.group(1).split(",")]
 
 

@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// The head dims the fa2 kernels (forward and backward) are compiled for. This list is the one
+// Head-dim lists: a kernel family names the head dims it is compiled for once, as a
+// HeadDimList, and its runtime dispatch (dispatch_head_dim), support test (head_dim_listed) and
+// support message (head_dims_text) derive from that list. The machinery is shared by every
+// family; fa3's lists sit with its tile tables (Fa3HeadDims in fa3/fa3_traits.h, Fa3BwdHeadDims
+// in fa3/fa3_bwd_traits.h).
+//
+// Fa2HeadDims, the head dims the fa2 kernels (forward and backward) are compiled for, is the one
 // place they are named: the runtime dispatch, the support message, the tests' parameter lists
-// and the instantiation units (inst/gen_units.py reads the Fa2HeadDims line; CI runs it with
-// --check) all derive from it. Adding a head dim: add it here, give it a Fa2Traits entry
-// (fa2_traits.h), run inst/gen_units.py.
+// and the instantiation units (kernels/fa2/inst/gen_units.py reads the Fa2HeadDims line; CI runs
+// it with --check) all derive from it. Adding a head dim: add it here, give it a Fa2Traits entry
+// (fa2/fa2_traits.h), run kernels/fa2/inst/gen_units.py.
 #pragma once
 
 #include <string>
@@ -18,9 +24,7 @@ struct HeadDimList {
   static constexpr int kValues[kCount] = {kDims...};
 };
 
-using Fa2HeadDims = HeadDimList<32, 64, 96, 128, 160, 192, 224, 256>;
-
-// Whether a list (this one, or another kernel family's) names d.
+// Whether a list names d.
 template <int... kDims>
 constexpr bool head_dim_listed(HeadDimList<kDims...>, int d) {
   return ((d == kDims) || ...);
@@ -34,16 +38,8 @@ std::string head_dims_text(HeadDimList<kDims...>) {
   return text;
 }
 
-constexpr bool fa2_head_dim_supported(int d) {
-  return head_dim_listed(Fa2HeadDims{}, d);
-}
-
-inline std::string fa2_head_dims_text() {
-  return head_dims_text(Fa2HeadDims{});
-}
-
 // Calls f(std::integral_constant<int, D>{}) for the listed D equal to `d`; `d` must be listed
-// (callers check fa2_head_dim_supported first; an unlisted d takes the last entry).
+// (callers check the family's *_head_dim_supported first; an unlisted d takes the last entry).
 template <typename F, int kFirst, int... kRest>
 decltype(auto) dispatch_head_dim(HeadDimList<kFirst, kRest...>, int d, F&& f) {
   if constexpr (sizeof...(kRest) == 0) {
@@ -53,6 +49,18 @@ decltype(auto) dispatch_head_dim(HeadDimList<kFirst, kRest...>, int d, F&& f) {
     if (d == kFirst) return f(std::integral_constant<int, kFirst>{});
     return dispatch_head_dim(HeadDimList<kRest...>{}, d, std::forward<F>(f));
   }
+}
+
+// ---- fa2's list ----
+
+using Fa2HeadDims = HeadDimList<32, 64, 96, 128, 160, 192, 224, 256>;
+
+constexpr bool fa2_head_dim_supported(int d) {
+  return head_dim_listed(Fa2HeadDims{}, d);
+}
+
+inline std::string fa2_head_dims_text() {
+  return head_dims_text(Fa2HeadDims{});
 }
 
 template <typename F>

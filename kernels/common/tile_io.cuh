@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Shared-memory tile I/O and small device helpers of the FA2 kernels (forward and backward):
-// the swizzled cp.async tile loaders, per-lane ldmatrix bases, ex2.approx, and unhoistable
-// reads of threadIdx.x and blockIdx.x.
+// Shared-memory tile I/O of the mma.sync kernels (fa2's forward and backward): the swizzled
+// cp.async tile loaders (dense, GQA-packed and paged rows) and the per-lane ldmatrix bases that
+// read those tiles back. Family-neutral: a kernel's Traits give kHeadDim, kThreads and kPitch.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -12,15 +12,6 @@
 #include "common/mma.cuh"
 
 namespace fa2b {
-namespace fa2 {
-
-// ex2.approx is what exp2f becomes under fast-math; we want it without fast-math elsewhere.
-// It maps -inf to +0, which the masking relies on.
-__device__ __forceinline__ float fast_exp2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
-}
 
 // Copies rows [row0, row0 + kRows) of a [rows, D] global tile into swizzled shared memory with
 // 16-byte cp.async; rows at or past `row_end` are zero-filled. Eight threads cover one 128-byte
@@ -197,20 +188,4 @@ struct LdsmBases {
   }
 };
 
-// threadIdx.x through a volatile read, which the compiler may not hoist out of a loop.
-__device__ __forceinline__ int thread_index_unhoisted() {
-  int tid;
-  asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(tid));
-  return tid;
-}
-
-// blockIdx.x likewise: what a loop computes from it (and from kernel parameters, which stay in
-// the constant bank) is recomputed where it is used instead of holding a register.
-__device__ __forceinline__ int block_index_unhoisted() {
-  int b;
-  asm volatile("mov.u32 %0, %%ctaid.x;\n" : "=r"(b));
-  return b;
-}
-
-}  // namespace fa2
 }  // namespace fa2b
