@@ -51,8 +51,8 @@ int run_model_sweep(const SweepArgs& a, const Config& config, std::int64_t budge
   std::error_code ec;
   std::filesystem::create_directories(a.out, ec);
   if (ec) {
-    fmt::print(stderr, "fa2bench: cannot create --out {}: {}\n", a.out, ec.message());
-    return kExitRuntime;
+    fmt::print(stderr, "fa2bench: cannot use --out {}: {}\n", a.out, ec.message());
+    return kExitUsage;  // as a read-only --out: the caller's to fix
   }
 
   nlohmann::json cases = nlohmann::json::array();

@@ -174,8 +174,10 @@ int run_sweep_command(SweepArgs a, const ConfigRewrite& rewrite, bool* reports_w
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
   if (ec) {
-    fmt::print(stderr, "fa2bench: cannot create --out {}: {}\n", a.out, ec.message());
-    return kExitRuntime;
+    // The same class as a read-only --out (refused at its lock file): a --out that cannot be
+    // used is the caller's to fix, exit 2 either way.
+    fmt::print(stderr, "fa2bench: cannot use --out {}: {}\n", a.out, ec.message());
+    return kExitUsage;
   }
   // From here until it exits this process owns --out: a second sweep or resume is refused.
   std::string why_locked;
@@ -224,6 +226,9 @@ int run_sweep_command(SweepArgs a, const ConfigRewrite& rewrite, bool* reports_w
       std::string text;
       for (const std::string& line : earlier.lines) text += line + "\n";
       write_text_file_atomic(jsonl, text);  // without the incomplete line, ready to append
+    } catch (const OutputError& e) {  // e.g. a full disk: the OS error, a runtime failure
+      fmt::print(stderr, "fa2bench: --resume {}: {}\n", a.resume, e.what());
+      return kExitRuntime;
     } catch (const std::exception& e) {
       fmt::print(stderr, "fa2bench: --resume {}: {}\n", a.resume, e.what());
       return kExitUsage;

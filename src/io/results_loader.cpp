@@ -121,11 +121,11 @@ class Reader {
   // An integer at least `min`: bytes and counts are >= 0 (-1 where the schema says "none").
   std::int64_t at_least(const json& v, const std::string& where, std::int64_t min) const {
     const std::int64_t n = to_int(v, where);
+    if (n < min && min == 0)
+      fail(where, fmt::format("{} is negative; this field is a count or byte size (>= 0)", n));
     if (n < min) {
       fail(where, fmt::format("{} is below {}; this field is {}", n, min,
-                              min == 0   ? "a count or byte size (>= 0)"
-                              : min == 1 ? "a size (>= 1)"
-                                         : fmt::format(">= {}", min)));
+                              min == 1 ? "a size (>= 1)" : fmt::format(">= {}", min)));
     }
     return n;
   }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -155,7 +156,11 @@ TEST(GatesInputs, ImpossibleValuesRefusedInAttentionResults) {
   ok["cases"][0]["accuracy"]["mean_abs_err"] = nullptr;
   ok["cases"][0]["memory"]["requested_bytes"] = 0;
   ok["cases"][0]["device_index"] = -1;
-  EXPECT_NO_THROW(result_set_from_json(ok));
+  // "-inf" still reads where a value may be negative: a check's own measured quantity.
+  ok["checks"] = json::array({{{"name", "c"}, {"verdict", "fail"}, {"measured", "-inf"}}});
+  const ResultSet back = result_set_from_json(ok);
+  ASSERT_EQ(back.checks.size(), 1u);
+  EXPECT_TRUE(std::isinf(back.checks[0].measured) && back.checks[0].measured < 0);
 }
 
 TEST(GatesInputs, ImpossibleValuesRefusedInTransformerResults) {
