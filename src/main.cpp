@@ -8,6 +8,7 @@
 #include "build_info.h"
 #include "cli/commands.h"
 #include "core/backend_catalog.h"
+#include "io/atomic_file.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -39,16 +40,24 @@ int main(int argc, char** argv) {
   fa2b::add_run_worker_command(app, exit_code);
   fa2b::add_tune_command(app, exit_code);
   fa2b::add_export_command(app, exit_code);
+  // Whatever went to stdout (tables, --help, export and compare without -o) must have arrived:
+  // a CI step reading a truncated table or JSON after exit 0 would trust it.
+  const auto finish = [](int code) {
+    const std::string why = fa2b::stdout_failure();
+    if (why.empty()) return code;
+    fmt::print(stderr, "fa2bench: writing stdout failed: {}\n", why);
+    return code > fa2b::kExitRuntime ? code : fa2b::kExitRuntime;  // 130 (interrupted) stays
+  };
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
-    return app.exit(e);
+    return finish(app.exit(e));
   } catch (const CLI::ParseError& e) {
     app.exit(e);
-    return fa2b::kExitUsage;
+    return finish(fa2b::kExitUsage);
   } catch (const std::exception& e) {
     fmt::print(stderr, "fa2bench: {}\n", e.what());
-    return fa2b::kExitRuntime;
+    return finish(fa2b::kExitRuntime);
   }
-  return exit_code;
+  return finish(exit_code);
 }

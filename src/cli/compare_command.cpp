@@ -3,8 +3,6 @@
 // --pair between two backends on the same shapes.
 #include <fmt/format.h>
 
-#include <cstdio>
-
 #include "cli/commands.h"
 #include "cli/numeric_flags.h"
 #include "compare/compare.h"
@@ -60,10 +58,9 @@ void print_warnings(const CompareArgs& a, const std::vector<std::string>& warnin
 // --out cannot be written.
 void write_text(const CompareArgs& a, const std::string& text) {
   if (a.out.empty()) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
+    write_stdout(text);
   } else {
-    write_text_file_atomic(a.out, text);
+    write_output_file(a.out, text);
     fmt::print(stderr, "fa2bench: wrote {} ({})\n", a.out, a.format);
   }
 }
@@ -165,8 +162,8 @@ int run_compare(const CompareArgs& a) {
   print_warnings(a, cmp.warnings);
   try {
     write_text(a, text);
-    if (!a.junit.empty()) write_text_file_atomic(a.junit, compare_junit_text(cmp));
-    if (!a.summary_md.empty()) write_text_file_atomic(a.summary_md, compare_summary_md_text(cmp));
+    if (!a.junit.empty()) write_output_file(a.junit, compare_junit_text(cmp));
+    if (!a.summary_md.empty()) write_output_file(a.summary_md, compare_summary_md_text(cmp));
   } catch (const std::runtime_error& e) {
     fmt::print(stderr, "fa2bench: {}\n", e.what());
     return kExitRuntime;
@@ -230,8 +227,9 @@ void add_compare_command(CLI::App& app, int& exit_code) {
       ->check(finite_in(0.0, 10.0));
   cmd->add_option("--alpha", args->alpha,
                   "Significance level of the Mann-Whitney U test on the raw samples (default "
-                  "0.05); used where both runs kept at least 9 samples (time_ms.samples)")
-      ->check(finite_in(0.0, 1.0));
+                  "0.05, strictly between 0 and 1); used where both runs kept at least 9 samples "
+                  "(time_ms.samples)")
+      ->check(finite_between(0.0, 1.0));
   cmd->add_option("--format", args->format, "Output format: table, md, csv or json")
       ->check(CLI::IsMember({"table", "md", "csv", "json"}));
   cmd->add_option("--out,-o", args->out, "Write the output to this file instead of stdout");

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
-#include <cstdio>
-
 #include "cli/commands.h"
 #include "io/atomic_file.h"
 #include "io/results_json.h"
@@ -26,12 +24,12 @@ int run_export(const ExportArgs& a) {
     return kExitUsage;
   }
   const std::string text = a.format == "gbench" ? gbench_json_text(rs) : nvbench_md_text(rs);
-  if (a.out.empty()) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return kExitOk;
-  }
   try {
-    write_text_file_atomic(a.out, text);
+    if (a.out.empty()) {
+      write_stdout(text);
+    } else {
+      write_output_file(a.out, text);
+    }
   } catch (const std::exception& e) {
     fmt::print(stderr, "fa2bench: {}\n", e.what());
     return kExitRuntime;

@@ -26,4 +26,20 @@ CLI::Validator finite_in(double lo, double hi) {
       fmt::format("NUMBER in [{}, {}]", lo, hi));
 }
 
+CLI::Validator finite_between(double lo, double hi) {
+  const CLI::Validator closed = finite_in(lo, hi);
+  return CLI::Validator(
+      [closed, lo, hi](std::string& text) -> std::string {
+        std::string problem = closed(text);
+        if (!problem.empty()) return problem;
+        const double v = std::strtod(text.c_str(), nullptr);
+        if (v <= lo || v >= hi) {
+          return fmt::format("expected more than {} and less than {}, got {}", lo, hi,
+                             clip_echo(text, 40));
+        }
+        return {};
+      },
+      fmt::format("NUMBER in ({}, {})", lo, hi));
+}
+
 }  // namespace fa2b

@@ -10,5 +10,8 @@ namespace fa2b {
 
 // A finite number in [lo, hi].
 CLI::Validator finite_in(double lo, double hi);
+// A finite number in (lo, hi), both ends excluded (a significance level: alpha 0 makes every
+// difference "not significant", alpha 1 every one significant).
+CLI::Validator finite_between(double lo, double hi);
 
 }  // namespace fa2b

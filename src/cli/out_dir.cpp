@@ -112,8 +112,10 @@ std::unique_ptr<OutDirLock> claim_out_dir(const std::string& out, bool resuming,
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) {
-    fmt::print(stderr, "fa2bench: cannot create --out {}: {}\n", out, ec.message());
-    exit_code = 3;  // kExitRuntime
+    // The same class as a read-only --out (refused at its lock file): a --out that cannot be
+    // used is the caller's to fix, exit 2 either way.
+    fmt::print(stderr, "fa2bench: cannot use --out {}: {}\n", out, ec.message());
+    exit_code = 2;  // kExitUsage
     return nullptr;
   }
   // From here until it exits this process owns --out: a second sweep or resume is refused.

@@ -207,6 +207,9 @@ int run_sweep_command(SweepArgs a, const ConfigRewrite& rewrite, bool* reports_w
       std::string text;
       for (const std::string& line : earlier.lines) text += line + "\n";
       write_text_file_atomic(jsonl, text);  // without the incomplete line, ready to append
+    } catch (const OutputError& e) {  // e.g. a full disk: the OS error, a runtime failure
+      fmt::print(stderr, "fa2bench: --resume {}: {}\n", a.resume, e.what());
+      return kExitRuntime;
     } catch (const std::exception& e) {
       fmt::print(stderr, "fa2bench: --resume {}: {}\n", a.resume, e.what());
       return kExitUsage;

@@ -112,6 +112,7 @@ void set_lengths(Case& c, const json& v);
 // of /defaults yields to a list of lengths).
 struct VarlenAxes {
   std::optional<std::string> lengths, packing, T, grid_B, layout;
+  std::optional<std::string> B;  // where B was given (grid or /defaults), for its bound
 };
 // Completes a case once all its axes are set: draws a distribution's B lengths, sets B from a
 // list, T_q = T_k = the longest, a packed batch's layout bshd. Returns (pointer, message) for

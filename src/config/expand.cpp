@@ -258,6 +258,7 @@ void expand_one(const json& sweep, const std::string& sp, const AxisMap& default
   if (!varlen_axes.T) varlen_axes.T = pointer_of(axes, "T_q");
   if (!varlen_axes.T) varlen_axes.T = pointer_of(axes, "T_k");
   varlen_axes.grid_B = pointer_of(grid, "B");
+  varlen_axes.B = pointer_of(axes, "B");
   varlen_axes.layout = pointer_of(axes, "layout");
   const std::optional<std::string> kv_layout_at = pointer_of(axes, "kv_layout");
   const std::optional<std::string> page_size_at = pointer_of(axes, "page_size");

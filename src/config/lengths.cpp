@@ -14,6 +14,11 @@ namespace {
 
 // The kernels index tokens with 32-bit integers (cu_seqlens are int32, as in flash-attention).
 constexpr std::int64_t kMaxTokens = INT32_MAX;
+// The most sequences of one variable-length batch. A distribution draws B lengths (8 bytes
+// each, plus the offsets and per-sequence arrays every layer keeps), so B is bounded before
+// anything is drawn: B = 3e9 was a std::bad_alloc, 2e8 took 14 s and 4.8 GB to validate.
+// 2^20 is far beyond a real batch (flash-attention's varlen batches are thousands).
+constexpr std::int64_t kMaxSequences = std::int64_t{1} << 20;
 
 const char* const kDistNames[] = {"uniform", "lognormal"};
 
@@ -176,6 +181,20 @@ std::vector<std::pair<std::string, std::string>> finish_varlen(Case& c, const Va
     }
     c.B = n;
   } else {
+    const std::string& bp = given.B ? *given.B : lp;
+    if (c.B > kMaxSequences) {
+      refuse(bp, "B = " + std::to_string(c.B) + " sequences is more than the " +
+                     std::to_string(kMaxSequences) +
+                     " a variable-length batch may hold (its lengths are drawn one per sequence)");
+      return problems;
+    }
+    if (s.min > 0 && c.B > kMaxTokens / s.min) {
+      refuse(bp, "B = " + std::to_string(c.B) + " sequences of at least min = " +
+                     std::to_string(s.min) + " tokens add up to more than " +
+                     std::to_string(kMaxTokens) +
+                     " tokens, what 32-bit sequence offsets (cu_seqlens) address");
+      return problems;
+    }
     c.lengths = draw_lengths(s, c.B);
   }
   // With lengths, T (or T_q = T_k) is only a bound the lengths must stay within.

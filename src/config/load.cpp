@@ -3,13 +3,8 @@
 // numbers out of range by position (io/json_input does the parsing).
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 #include "config/config_internal.h"
+#include "io/input_file.h"
 #include "io/json_input.h"
 
 namespace fa2b {
@@ -17,15 +12,12 @@ namespace fa2b {
 using config_detail::json;
 
 Config load_config(const std::string& path, const ConfigOverrides& overrides) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw ConfigError({path + ": cannot open: " + std::strerror(EISDIR)});
+  std::string text;
+  try {
+    text = read_input_file(path, {kMaxConfigBytes, /*refuse_nul=*/true});
+  } catch (const InputFileError& e) {
+    throw ConfigError({e.what()});
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError({path + ": cannot open: " + std::strerror(errno)});
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
 
   json raw;
   try {

@@ -85,9 +85,15 @@ json apply_overrides(const json& raw, const ConfigOverrides& overrides) {
     // Nesting and numbers beyond range are refused like in a config file.
     json value;
     try {
-      value = parse_json_input(text, label);
+      // Duplicate keys are refused as in a config file: nlohmann would keep the last silently.
+      value = parse_json_input(text, label, {/*allow_comments=*/false,
+                                             /*reject_duplicate_keys=*/true});
     } catch (const JsonInputError& e) {
       using Kind = JsonInputError::Kind;
+      if (e.kind() == Kind::duplicate_key) {
+        for (const auto& d : e.duplicates) errors.push_back(label + ": " + d);
+        continue;
+      }
       if (e.kind() != Kind::syntax && e.kind() != Kind::truncated) {
         errors.push_back(e.what());
         continue;

@@ -2,7 +2,6 @@
 // Streaming results: one compact JSON line per finished case (results.jsonl).
 #pragma once
 
-#include <cstdio>
 #include <string>
 
 #include "core/result.h"
@@ -16,11 +15,14 @@ class JsonlWriter {
   ~JsonlWriter();
   JsonlWriter(const JsonlWriter&) = delete;
   JsonlWriter& operator=(const JsonlWriter&) = delete;
+  // Throws std::runtime_error naming the file and the OS error (ENOSPC: "No space left on
+  // device") when the line cannot be written whole; the part that was written is cut off
+  // again, so the file never ends in a half line that --resume would take for a killed sweep.
   void append(const CaseResult& r);
 
  private:
   std::string path_;
-  std::FILE* f_ = nullptr;
+  int fd_ = -1;
 };
 
 }  // namespace fa2b

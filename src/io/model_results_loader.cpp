@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdint>
+#include <map>
+#include <utility>
 
 #include "io/model_results.h"
 #include "io/results_json.h"
@@ -47,11 +50,27 @@ class ModelReader {
     if (finite && !std::isfinite(v)) fail(where + "/" + key, "not a finite number");
     return v;
   }
+  // A time, a throughput or a FLOP rate: never negative (-1 would pass every "<" check).
+  double nonnegative(const json& o, const std::string& where, const char* key, bool finite) const {
+    const double v = number(o, where, key, finite);
+    if (v < 0) fail(where + "/" + key, o.at(key).dump() + " is negative; this field is >= 0");
+    return v;
+  }
+  // Bytes and counts: integers >= 0 (absent: 0).
   std::int64_t integer(const json& o, const std::string& where, const char* key) const {
     const auto it = o.find(key);
     if (it == o.end()) return 0;
     if (!it->is_number_integer()) fail(where + "/" + key, "expected an integer, got " + it->dump());
-    return it->get<std::int64_t>();
+    if (it->is_number_unsigned() &&
+        it->get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
+      fail(where + "/" + key, it->dump() + " does not fit a 64-bit signed integer");
+    }
+    const std::int64_t n = it->get<std::int64_t>();
+    if (n < 0) {
+      fail(where + "/" + key,
+           fmt::format("{} is negative; this field is a count or byte size (>= 0)", n));
+    }
+    return n;
   }
 
  private:
@@ -96,13 +115,13 @@ ModelCaseRecord read_case(const ModelReader& rd, const json& j, const std::strin
   r.peak_bytes = rd.integer(mem, mp, "peak_bytes");
   r.predicted_bytes = rd.integer(mem, mp, "predicted_bytes");
   r.requested_bytes = rd.integer(mem, mp, "requested_bytes");
-  r.forward_ms = rd.number(timing, tp, "forward_ms", ok);
-  r.backward_ms = rd.number(timing, tp, "backward_ms", ok);
-  r.optimizer_ms = rd.number(timing, tp, "optimizer_ms", ok);
-  r.step_ms = rd.number(timing, tp, "step_ms", ok);
+  r.forward_ms = rd.nonnegative(timing, tp, "forward_ms", ok);
+  r.backward_ms = rd.nonnegative(timing, tp, "backward_ms", ok);
+  r.optimizer_ms = rd.nonnegative(timing, tp, "optimizer_ms", ok);
+  r.step_ms = rd.nonnegative(timing, tp, "step_ms", ok);
   r.steps = rd.integer(timing, tp, "steps");
-  r.tokens_per_s = rd.number(metrics, xp, "tokens_per_s", ok);
-  r.tflops = rd.number(metrics, xp, "tflops", ok);
+  r.tokens_per_s = rd.nonnegative(metrics, xp, "tokens_per_s", ok);
+  r.tflops = rd.nonnegative(metrics, xp, "tflops", ok);
   r.loss_first = rd.number(metrics, xp, "loss_first", ok);
   r.loss_last = rd.number(metrics, xp, "loss_last", ok);
   if (ok) {
@@ -140,8 +159,19 @@ ModelResultSet model_result_set_from_json(const json& j, const std::string& file
   }
   const json& cases = rd.require(j, "", "cases");
   if (!cases.is_array()) rd.fail("/cases", "expected an array");
-  for (std::size_t i = 0; i < cases.size(); ++i)
-    rs.cases.push_back(read_case(rd, cases[i], fmt::format("/cases/{}", i)));
+  // One (sweep, id) once: two copies would let compare and check each judge their own.
+  std::map<std::pair<std::string, std::string>, std::size_t> first;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::string at = fmt::format("/cases/{}", i);
+    rs.cases.push_back(read_case(rd, cases[i], at));
+    const ModelCaseRecord& r = rs.cases.back();
+    const auto [it, added] = first.emplace(std::make_pair(r.sweep, r.id), i);
+    if (!added) {
+      rd.fail(at, fmt::format("duplicate case id \"{}\" (sweep \"{}\"), also at /cases/{}; a "
+                              "results file holds each case once",
+                              r.id, r.sweep, it->second));
+    }
+  }
   if (j.contains("config_echo")) rs.config_echo = j["config_echo"];
   if (j.contains("checks")) {
     if (!j["checks"].is_array()) rd.fail("/checks", "expected an array");

@@ -6,12 +6,12 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
+#include <utility>
 
+#include "io/input_file.h"
 #include "io/json_input.h"
 #include "io/results_json.h"
 
@@ -103,6 +103,33 @@ class Reader {
     return v.get<bool>();
   }
 
+  // A number read, then held to what the field can be: a time, an error, a rate, a ratio of
+  // them is never negative (-1 or "-inf" would pass every "< bound" check); settings and raw
+  // samples are finite too. Elsewhere NaN (null, "nan") stays: it is how a missing value is
+  // written, and the result gate judges a missing median.
+  enum class Range { any, nonnegative, finite_nonnegative };
+  double in_range(double d, const std::string& where, Range range, const json& v) const {
+    if (range == Range::any) return d;
+    if (std::isnan(d) && range == Range::finite_nonnegative)
+      fail(where, fmt::format("{} is not a number; this field is a finite number", describe(v)));
+    if (std::isnan(d)) return d;
+    if (d < 0) fail(where, fmt::format("{} is negative; this field is >= 0", describe(v)));
+    if (range == Range::finite_nonnegative && !std::isfinite(d))
+      fail(where, fmt::format("{} is not finite; this field is a finite number", describe(v)));
+    return d;
+  }
+  // An integer at least `min`: bytes and counts are >= 0 (-1 where the schema says "none").
+  std::int64_t at_least(const json& v, const std::string& where, std::int64_t min) const {
+    const std::int64_t n = to_int(v, where);
+    if (n < min && min == 0)
+      fail(where, fmt::format("{} is negative; this field is a count or byte size (>= 0)", n));
+    if (n < min) {
+      fail(where, fmt::format("{} is below {}; this field is {}", n, min,
+                              min == 1 ? "a size (>= 1)" : fmt::format(">= {}", min)));
+    }
+    return n;
+  }
+
   // Required and optional fields of an object at pointer `where`.
   std::int64_t req_int(const json& o, const std::string& where, const char* key) const {
     return to_int(require(o, where, key), where + "/" + key);
@@ -117,8 +144,20 @@ class Reader {
   void opt_int(const json& o, const std::string& where, const char* key, T& out) const {
     if (const json* v = find(o, key)) out = static_cast<T>(to_int(*v, where + "/" + key));
   }
-  void opt_double(const json& o, const std::string& where, const char* key, double& out) const {
-    if (const json* v = find(o, key)) out = to_double(*v, where + "/" + key);
+  void opt_double(const json& o, const std::string& where, const char* key, double& out,
+                  Range range = Range::nonnegative) const {
+    if (const json* v = find(o, key)) {
+      const std::string at = where + "/" + key;
+      out = in_range(to_double(*v, at), at, range, *v);
+    }
+  }
+  template <class T>
+  void opt_count(const json& o, const std::string& where, const char* key, T& out,
+                 std::int64_t min = 0) const {
+    if (const json* v = find(o, key)) out = static_cast<T>(at_least(*v, where + "/" + key, min));
+  }
+  std::int64_t req_size(const json& o, const std::string& where, const char* key) const {
+    return at_least(require(o, where, key), where + "/" + key, 1);
   }
   void opt_string(const json& o, const std::string& where, const char* key,
                   std::string& out) const {
@@ -179,12 +218,14 @@ void read_varlen(const Reader& rd, const json& p, const std::string& pp, Case& c
     } else if (dist == "lognormal") {
       s.dist = LengthDist::lognormal;
       s.mean = rd.to_double(rd.require(*d, dp, "mean"), dp + "/mean");
-      s.sigma = rd.to_double(rd.require(*d, dp, "sigma"), dp + "/sigma");
+      const json& sigma = rd.require(*d, dp, "sigma");
+      s.sigma = rd.in_range(rd.to_double(sigma, dp + "/sigma"), dp + "/sigma",
+                            Reader::Range::finite_nonnegative, sigma);
     } else {
       rd.fail(dp + "/dist", fmt::format("unknown length distribution \"{}\"", dist));
     }
-    s.min = rd.req_int(*d, dp, "min");
-    s.max = rd.req_int(*d, dp, "max");
+    s.min = rd.at_least(rd.require(*d, dp, "min"), dp + "/min", 0);
+    s.max = rd.at_least(rd.require(*d, dp, "max"), dp + "/max", 0);
     s.seed = rd.to_uint(rd.require(*d, dp, "seed"), dp + "/seed");
   }
 }
@@ -218,13 +259,13 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
   const std::string pp = at + "/params";
   const json& p = rd.require(j, at, "params");
   rd.expect_object(p, pp);
-  c.B = rd.req_int(p, pp, "B");
-  c.H = rd.req_int(p, pp, "H");
+  c.B = rd.req_size(p, pp, "B");
+  c.H = rd.req_size(p, pp, "H");
   c.H_kv = c.H;
-  rd.opt_int(p, pp, "H_kv", c.H_kv);
-  c.T_q = rd.req_int(p, pp, "T_q");
-  c.T_k = rd.req_int(p, pp, "T_k");
-  c.D = rd.req_int(p, pp, "D");
+  rd.opt_count(p, pp, "H_kv", c.H_kv, 1);
+  c.T_q = rd.req_size(p, pp, "T_q");
+  c.T_k = rd.req_size(p, pp, "T_k");
+  c.D = rd.req_size(p, pp, "D");
   c.dtype = rd.enum_value<DType>(rd.req_string(p, pp, "dtype"), pp + "/dtype", "dtype",
                                  [](std::string_view s) { return parse_dtype(s); });
   c.causal = rd.req_bool(p, pp, "causal");
@@ -256,26 +297,27 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
   const std::string mp = at + "/measure";
   if (const json* m = rd.opt_object(j, at, "measure")) {
     MeasureSettings& ms = c.measure;
-    rd.opt_int(*m, mp, "warmup", ms.warmup);
-    rd.opt_int(*m, mp, "min_samples", ms.min_samples);
-    rd.opt_int(*m, mp, "max_samples", ms.max_samples);
-    rd.opt_double(*m, mp, "target_rel_spread", ms.target_rel_spread);
-    rd.opt_double(*m, mp, "max_time_s", ms.max_time_s);
+    rd.opt_count(*m, mp, "warmup", ms.warmup);
+    rd.opt_count(*m, mp, "min_samples", ms.min_samples);
+    rd.opt_count(*m, mp, "max_samples", ms.max_samples);
+    rd.opt_double(*m, mp, "target_rel_spread", ms.target_rel_spread,
+                  Reader::Range::finite_nonnegative);
+    rd.opt_double(*m, mp, "max_time_s", ms.max_time_s, Reader::Range::finite_nonnegative);
     if (const json* v = rd.find(*m, "seed")) ms.seed = rd.to_uint(*v, mp + "/seed");
     rd.opt_bool(*m, mp, "l2_flush", ms.l2_flush);
-    rd.opt_int(*m, mp, "verify_rows", ms.verify_rows);
+    rd.opt_count(*m, mp, "verify_rows", ms.verify_rows);
     // Written as a count; a hand-edited file may say true or false as the config does.
     if (const json* v = rd.find(*m, "keep_samples")) {
       if (v->is_boolean()) {
         ms.keep_samples = v->get<bool>() ? kMaxKeptSamples : 0;
       } else {
-        rd.opt_int(*m, mp, "keep_samples", ms.keep_samples);
+        rd.opt_count(*m, mp, "keep_samples", ms.keep_samples);
       }
     }
     rd.opt_bool(*m, mp, "drop_throttled", ms.drop_throttled);
     rd.opt_bool(*m, mp, "profile_once", ms.profile_once);
-    rd.opt_double(*m, mp, "sustained_s", ms.sustained_s);
-    rd.opt_double(*m, mp, "settle_s", ms.settle_s);
+    rd.opt_double(*m, mp, "sustained_s", ms.sustained_s, Reader::Range::finite_nonnegative);
+    rd.opt_double(*m, mp, "settle_s", ms.settle_s, Reader::Range::finite_nonnegative);
     if (const json* v = rd.find(*m, "inputs")) {
       ms.inputs = rd.enum_value<InputDist>(rd.to_string(*v, mp + "/inputs"), mp + "/inputs",
                                            "input distribution",
@@ -284,7 +326,7 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
   }
 
   rd.opt_string(j, at, "target", r.target);
-  rd.opt_int(j, at, "device_index", r.device_index);
+  rd.opt_count(j, at, "device_index", r.device_index, -1);  // -1: ran on no device
   r.status = rd.enum_value<Status>(rd.req_string(j, at, "status"), at + "/status", "status",
                                    [](std::string_view x) { return parse_status(x); });
   rd.opt_string(j, at, "reason", r.reason);
@@ -299,11 +341,14 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
     rd.opt_double(*t, tp, "p10", ts.p10);
     rd.opt_double(*t, tp, "p90", ts.p90);
     rd.opt_double(*t, tp, "stdev", ts.stdev);
-    rd.opt_int(*t, tp, "n", ts.n);
+    rd.opt_count(*t, tp, "n", ts.n);
     rd.opt_double(*t, tp, "first", ts.first_ms);
     if (const json* kept = rd.opt_array(*t, tp, "samples")) {
-      for (std::size_t i = 0; i < kept->size(); ++i)
-        ts.samples.push_back(rd.to_double((*kept)[i], fmt::format("{}/samples/{}", tp, i)));
+      for (std::size_t i = 0; i < kept->size(); ++i) {
+        const std::string where = fmt::format("{}/samples/{}", tp, i);
+        const double x = rd.to_double((*kept)[i], where);
+        ts.samples.push_back(rd.in_range(x, where, Reader::Range::finite_nonnegative, (*kept)[i]));
+      }
     }
     if (const json* flagged = rd.opt_array(*t, tp, "throttled_at")) {
       for (std::size_t i = 0; i < flagged->size(); ++i) {
@@ -314,7 +359,7 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
         ts.throttled_at.push_back(static_cast<int>(index));
       }
     }
-    rd.opt_int(*t, tp, "dropped_throttled", ts.dropped_throttled);
+    rd.opt_count(*t, tp, "dropped_throttled", ts.dropped_throttled, -1);  // -1: not recorded
     rd.opt_string(*t, tp, "dropped_throttled_absent", ts.dropped_throttled_absent);
   }
   // Kept as written (merge and compare pass it through); a reader needs no field of it.
@@ -338,11 +383,11 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
 
   const std::string mem = at + "/memory";
   if (const json* m = rd.opt_object(j, at, "memory")) {
-    rd.opt_int(*m, mem, "peak_bytes", r.memory.peak_bytes);
-    rd.opt_int(*m, mem, "workspace_bytes", r.memory.workspace_bytes);
-    rd.opt_int(*m, mem, "predicted_bytes", r.memory.predicted_bytes);
-    rd.opt_int(*m, mem, "requested_bytes", r.memory.requested_bytes);
-    rd.opt_int(*m, mem, "saved_bytes", r.memory.saved_bytes);
+    rd.opt_count(*m, mem, "peak_bytes", r.memory.peak_bytes);
+    rd.opt_count(*m, mem, "workspace_bytes", r.memory.workspace_bytes);
+    rd.opt_count(*m, mem, "predicted_bytes", r.memory.predicted_bytes);
+    rd.opt_count(*m, mem, "requested_bytes", r.memory.requested_bytes);
+    rd.opt_count(*m, mem, "saved_bytes", r.memory.saved_bytes);
   } else {
     r.memory.recorded = false;
   }
@@ -353,8 +398,8 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
     rd.opt_double(*a, ap, "mean_abs_err", acc.mean_abs_err);
     rd.opt_double(*a, ap, "rel_l2_err", acc.rel_l2_err);
     acc.nonfinite_recorded = rd.find(*a, "nonfinite") != nullptr;
-    rd.opt_int(*a, ap, "nonfinite", acc.nonfinite);
-    rd.opt_int(*a, ap, "rows_checked", acc.rows_checked);
+    rd.opt_count(*a, ap, "nonfinite", acc.nonfinite);
+    rd.opt_count(*a, ap, "rows_checked", acc.rows_checked);
     // Older writers had no "checked": a case with compared rows was checked.
     acc.checked = acc.rows_checked > 0;
     rd.opt_bool(*a, ap, "checked", acc.checked);
@@ -365,8 +410,8 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
       rd.opt_double(*a, ap, ("mean_abs_err" + suffix).c_str(), acc.of(g).mean_abs_err);
       rd.opt_double(*a, ap, ("rel_l2_err" + suffix).c_str(), acc.of(g).rel_l2_err);
     }
-    rd.opt_int(*a, ap, "nonfinite_grad", acc.grad_nonfinite);
-    rd.opt_int(*a, ap, "key_rows_checked", acc.key_rows_checked);
+    rd.opt_count(*a, ap, "nonfinite_grad", acc.grad_nonfinite);
+    rd.opt_count(*a, ap, "key_rows_checked", acc.key_rows_checked);
   } else {
     r.accuracy.nonfinite_recorded = false;
   }
@@ -391,10 +436,27 @@ Verdict read_verdict(const Reader& rd, const json& j, const std::string& at) {
     rd.fail(at + "/verdict",
             fmt::format("unknown verdict \"{}\" (pass, fail, error, deferred)", verdict));
   }
-  rd.opt_double(j, at, "measured", v.measured);
+  rd.opt_double(j, at, "measured", v.measured, Reader::Range::any);  // a check's own quantity
   rd.opt_string(j, at, "threshold", v.threshold);
   rd.opt_string(j, at, "detail", v.detail);
   return v;
+}
+
+// A case is one (sweep, id), as the result gate, resume and merge key it. Two copies in one
+// file would let each reader pick its own (compare took the first, a check saw both), so a
+// file holding one twice is refused whichever command reads it.
+void refuse_duplicate_cases(const Reader& rd, const std::vector<CaseResult>& cases) {
+  std::map<std::pair<std::string, std::string>, std::size_t> first;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i].c;
+    const auto [it, added] = first.emplace(std::make_pair(c.sweep, c.id()), i);
+    if (!added) {
+      rd.fail(fmt::format("/cases/{}", i),
+              fmt::format("duplicate case id \"{}\" (sweep \"{}\"), also at /cases/{}; a results "
+                          "file holds each case once",
+                          c.id(), c.sweep, it->second));
+    }
+  }
 }
 
 ResultSet read_result_set(const Reader& rd, const json& j) {
@@ -424,6 +486,7 @@ ResultSet read_result_set(const Reader& rd, const json& j) {
   if (!cases.is_array()) rd.wrong_type("/cases", "an array", cases);
   for (std::size_t i = 0; i < cases.size(); ++i)
     rs.cases.push_back(read_case(rd, cases[i], fmt::format("/cases/{}", i)));
+  refuse_duplicate_cases(rd, rs.cases);
   if (const json* checks = rd.find(j, "checks")) {
     if (!checks->is_array()) rd.wrong_type("/checks", "an array", *checks);
     for (std::size_t i = 0; i < checks->size(); ++i)
@@ -460,14 +523,12 @@ ResultSet result_set_from_json(const json& j) {
 }
 
 json read_results_document(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw ResultsFileError(path + ": is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ResultsFileError(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) throw ResultsFileError(path + ": cannot read: " + std::strerror(errno));
-  const std::string text = buf.str();
+  std::string text;
+  try {
+    text = read_input_file(path);
+  } catch (const InputFileError& e) {
+    throw ResultsFileError(e.what());
+  }
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw ResultsFileError(path + ": empty file");
 

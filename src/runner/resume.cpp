@@ -3,11 +3,11 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
+#include <filesystem>
 #include <map>
-#include <sstream>
 
 #include "io/atomic_file.h"
+#include "io/input_file.h"
 #include "io/json_input.h"
 #include "io/results_json.h"
 
@@ -52,13 +52,15 @@ json to_json(const SweepManifest& m) {
 }
 
 SweepManifest read_manifest(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ResultsFileError(path + ": cannot open (not the --out directory of a sweep?)");
-  std::stringstream ss;
-  ss << in.rdbuf();
+  std::string text;
+  try {
+    text = read_input_file(path);
+  } catch (const InputFileError& e) {
+    throw ResultsFileError(std::string(e.what()) + " (not the --out directory of a sweep?)");
+  }
   SweepManifest m;
   try {
-    const json j = parse_json_input(ss.str(), path);
+    const json j = parse_json_input(text, path);
     if (get_or<std::string>(j, "schema", "") != kManifestSchema)
       throw ResultsFileError(path + ": not a sweep manifest (schema \"" + kManifestSchema + "\")");
     const json& c = j.at("config");
@@ -97,11 +99,16 @@ void write_manifest(const SweepManifest& m, const std::string& path) {
 
 JsonlContents read_results_jsonl(const std::string& path) {
   JsonlContents out;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return out;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) return out;
+  std::string text;
+  try {
+    // NULs stay: a machine that lost power may leave a NUL-filled tail, which the line reader
+    // below treats as the incomplete last line it is.
+    text = read_input_file(path, {kMaxResultsBytes, /*refuse_nul=*/false});
+  } catch (const InputFileError& e) {
+    throw ResultsFileError(e.what());
+  }
   std::vector<std::string> lines;
   std::size_t start = 0;
   while (start < text.size()) {

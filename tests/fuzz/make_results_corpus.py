@@ -99,6 +99,12 @@ variants.append(compact(doc))
 variants.append('{"schema":"fa2bench/results/1","cases":' + "[" * 300 + "]" * 300 + "}")
 variants.append(compact(base)[: len(compact(base)) // 2])
 variants.append('{"schema":"fa2bench/results/1","cases":[{"id":"\\ud800"}]}')
+# Issue 41: where a negative value still reads (a check's measured quantity) and where one is
+# refused (an error of -inf); the reader itself refuses a NUL byte (read_input_file) before this.
+doc = json.loads(compact(base)); doc["checks"] = [{"name": "c", "verdict": "fail", "measured": "-inf"}]
+variants.append(compact(doc))
+doc = json.loads(compact(base)); doc["cases"][0]["accuracy"]["max_abs_err"] = "-inf"
+variants.append(compact(doc))
 for i, v in enumerate(variants):
     with open(os.path.join(out, f"mutant_{i:02d}.json"), "w") as f:
         f.write(v)

@@ -118,7 +118,7 @@ ResultSet sample_results() {
   rs.cases.push_back(oom);
   CaseResult bad = make_case("fa2", 32768, 10.0, 5000000);
   bad.accuracy.max_abs_err = INFINITY;
-  bad.accuracy.rel_l2_err = -INFINITY;
+  bad.accuracy.rel_l2_err = INFINITY;  // an error is never negative: the loader refuses -inf
   bad.accuracy.mean_abs_err = kNaN;
   bad.accuracy.nonfinite = 17;
   rs.cases.push_back(bad);
@@ -166,7 +166,7 @@ TEST_F(ReportTest, JsonRoundTripIsExact) {
   EXPECT_EQ(oom.memory.requested_bytes, 12LL << 30);
   const CaseResult& bad = back.cases[3];
   EXPECT_TRUE(std::isinf(bad.accuracy.max_abs_err) && bad.accuracy.max_abs_err > 0);
-  EXPECT_TRUE(std::isinf(bad.accuracy.rel_l2_err) && bad.accuracy.rel_l2_err < 0);
+  EXPECT_TRUE(std::isinf(bad.accuracy.rel_l2_err) && bad.accuracy.rel_l2_err > 0);
   EXPECT_TRUE(std::isnan(bad.accuracy.mean_abs_err));
   EXPECT_EQ(bad.accuracy.nonfinite, 17);
   ASSERT_EQ(back.checks.size(), 3u);
@@ -195,7 +195,7 @@ TEST_F(ReportTest, JsonHasSummaryConventionsAndValidNumbers) {
   EXPECT_TRUE(j["conventions"].contains("peak_bytes"));
   EXPECT_TRUE(j["cases"][2]["time_ms"]["median"].is_null());
   EXPECT_EQ(j["cases"][3]["accuracy"]["max_abs_err"], "inf");
-  EXPECT_EQ(j["cases"][3]["accuracy"]["rel_l2_err"], "-inf");
+  EXPECT_EQ(j["cases"][3]["accuracy"]["rel_l2_err"], "inf");
   EXPECT_EQ(j["cases"][0]["id"], "naive/B1-H32-Hkv8-T2048-D128/bf16/causal/bshd");
   EXPECT_EQ(j["cases"][0]["params"]["D"], 128);
   EXPECT_EQ(j["cases"][0]["measure"]["inputs"], "uniform");
