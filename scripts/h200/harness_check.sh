@@ -3,7 +3,8 @@
 # Issue 44 (verification on the GPU, wall time accounted) on a GPU machine, after
 # scripts/h200/build_on_device.sh, in one job of a few minutes:
 #   1. the GPU tests of the device reference (device == host float64 reference on odd shapes,
-#      a wrong O element and a wrong dK element caught, measure.verify full/none in the runner);
+#      a wrong O element and a wrong dK element caught, measure.verify full/none in the runner)
+#      and the per-sample wall costs (time_ms with and without the L2 flush, one NVML reading);
 #   2. perf_train and perf_fwd on fa3 (max_time_s 1), printing each sweep's wall/timed line;
 #   3. an A/B of one slice of perf_train (T = 2048) with the host reference
 #      (FA2BENCH_HOST_REFERENCE=1, the old path) against the device one: the verify seconds.
@@ -20,9 +21,9 @@ mkdir -p "$out"
 status=0
 
 echo "== 1. device reference GPU tests"
-if timeout 240 "$build/tests/fa2bench_gpu_tests" --gtest_filter='DeviceReference.*' \
+if timeout 240 "$build/tests/fa2bench_gpu_tests" --gtest_filter='DeviceReference.*:WallCosts.*' \
   > "$out/gpu_tests.log" 2>&1; then
-  grep -E "^\[  (PASSED|FAILED) |^\[==========\]" "$out/gpu_tests.log" | tail -3
+  grep -E "^\[  (PASSED|FAILED) |^\[==========\]|^wall per sample" "$out/gpu_tests.log" | tail -4
 else
   status=1
   echo "GPU tests FAILED (exit $?):"
@@ -45,6 +46,42 @@ sweep() {
 echo "== 2. wall vs timed, fa3, device reference"
 sweep perf_train --config configs/perf_train.json --backends fa3 --set measure.max_time_s=1
 sweep perf_fwd --config configs/perf_fwd.json --backends fa3 --set measure.max_time_s=1
+
+# Where the wall time of each sweep went, per case: setup, verify, the warm-ups, the timing
+# phase beyond the timed samples and the warm-ups (the L2 flush, the event wait and the NVML
+# reading of every sample), and the sweep's own time outside the cases (worker start, CUDA
+# context, copy-bandwidth probe, results files).
+python3 - "$out"/perf_train/results.json "$out"/perf_fwd/results.json <<'EOF'
+import json, sys
+for path in sys.argv[1:]:
+    try:
+        r = json.load(open(path))
+    except (OSError, ValueError) as e:
+        print(f"{path}: {e}")
+        continue
+    tot = dict(setup=0.0, verify=0.0, timing=0.0, total=0.0)
+    timed = warm = 0.0
+    runs = n = 0
+    for c in r["cases"]:
+        w, t = c.get("wall_ms"), c["time_ms"]
+        if not w or c["status"] != "ok" or not t.get("n"):
+            continue
+        n += 1
+        for k in tot:
+            tot[k] += w[k]
+        timed += t["mean"] * t["n"]
+        warm += c["measure"]["warmup"] * t["median"]
+        runs += t["n"] + c["measure"]["warmup"]
+    if not n:
+        continue
+    wall = r.get("wall_s", 0) * 1e3
+    extra = tot["timing"] - timed - warm
+    print(f"{path}: {n} cases, wall {wall / 1e3:.1f} s, timed {timed / 1e3:.1f} s "
+          f"(ratio {wall / max(timed, 1e-9):.2f}); per case ms: setup {tot['setup'] / n:.1f}, "
+          f"verify {tot['verify'] / n:.1f}, warm-ups {warm / n:.1f}, timing beyond samples and "
+          f"warm-ups {extra / n:.1f} ({extra / runs:.2f} per run), outside the cases "
+          f"{(wall - tot['total']) / n:.1f}")
+EOF
 
 echo "== 3. A/B on perf_train T=2048 (fa3): device reference vs host reference"
 sweep ab_device --config configs/perf_train.json --backends fa3 --set measure.max_time_s=1 \
