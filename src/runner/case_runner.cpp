@@ -158,7 +158,7 @@ void sample_timings(const Case& c, const std::function<void()>& launch, Platform
                                          : std::string());
       samples.push_back(platform.time_ms(launch, m.l2_flush));
     }
-    if (probe) state_after.push_back(probe->read());
+    if (probe) state_after.push_back(probe->read_sample());
     const int n = static_cast<int>(samples.size());
     if (n >= m.min_samples) {
       // The spread of the samples the statistics will use: with drop_throttled, a throttled
@@ -172,6 +172,15 @@ void sample_timings(const Case& c, const std::function<void()>& launch, Platform
     }
   }
   platform.check_after_run("timed samples");
+  if (probe && !state_after.empty()) {
+    // The per-sample readings are light (GpuStateProbe::read_sample): the end of the loop, whose
+    // memory clock, temperature and energy the results report, is read in full once.
+    const GpuReading end = probe->read();
+    GpuReading& last = state_after.back();
+    last.mem_mhz = end.mem_mhz;
+    last.temp_c = end.temp_c;
+    last.energy_j = end.energy_j;
+  }
   r.gpu_state = probe ? gpu_state_json(state_start, state_after, r.flops)
                       : gpu_state_absent_json(platform.gpu_state_absent());
   if (settled) r.gpu_state["settle"] = settle_json(*settled);
