@@ -35,15 +35,16 @@ TEST(WallCosts, PerSampleOverheads) {
   p->time_ms(empty, true);  // first use
   const double plain = wall_ms_per_call(200, [&] { p->time_ms(empty, false); });
   const double flushed = wall_ms_per_call(200, [&] { p->time_ms(empty, true); });
-  double probe = NAN;
+  double probe = NAN, light = NAN;
   if (GpuStateProbe* g = p->gpu_state_probe()) {
     g->read();
     probe = wall_ms_per_call(50, [&] { g->read(); });
+    light = wall_ms_per_call(50, [&] { g->read_sample(); });
   }
   std::printf(
       "wall per sample, ms: time_ms of an empty launch %.4f; with the L2 flush %.4f; one GPU "
-      "state reading (NVML) %.4f%s\n",
-      plain, flushed, probe, std::isnan(probe) ? (" (" + p->gpu_state_absent() + ")").c_str() : "");
+      "state reading (NVML) %.4f, the light one taken per sample %.4f%s\n",
+      plain, flushed, probe, light, std::isnan(probe) ? (" (" + p->gpu_state_absent() + ")").c_str() : "");
   EXPECT_TRUE(std::isfinite(plain));
   EXPECT_TRUE(std::isfinite(flushed));
 }
