@@ -8,6 +8,7 @@
 #   2. perf_train and perf_fwd on fa3 (max_time_s 1), printing each sweep's wall/timed line;
 #   3. an A/B of one slice of perf_train (T = 2048) with the host reference
 #      (FA2BENCH_HOST_REFERENCE=1, the old path) against the device one: the verify seconds.
+# About 3 minutes; at most 150 s of tests + 2 x 120 s + 2 x 90 s of sweeps (timeouts).
 # Writes under ${OUT:-/tmp/harness_check}: <name>/ (the sweeps' results) and <name>.log.
 #   scripts/h200/harness_check.sh [BUILD_DIR]
 set -uo pipefail
@@ -21,7 +22,7 @@ mkdir -p "$out"
 status=0
 
 echo "== 1. device reference GPU tests"
-if timeout 240 "$build/tests/fa2bench_gpu_tests" --gtest_filter='DeviceReference.*:WallCosts.*' \
+if timeout 150 "$build/tests/fa2bench_gpu_tests" --gtest_filter='DeviceReference.*:WallCosts.*' \
   > "$out/gpu_tests.log" 2>&1; then
   grep -E "^\[  (PASSED|FAILED) |^\[==========\]|^wall per sample" "$out/gpu_tests.log" | tail -4
 else
@@ -36,7 +37,7 @@ sweep() {
   shift
   rm -rf "${out:?}/$name"
   local start=$SECONDS
-  timeout 200 "$bin" sweep --target cuda --out "$out/$name" --quiet "$@" > "$out/$name.log" 2>&1
+  timeout "${limit:-120}" "$bin" sweep --target cuda --out "$out/$name" --quiet "$@" > "$out/$name.log" 2>&1
   local rc=$?
   echo "$name: exit $rc after $((SECONDS - start)) s; $(grep -E '^timed ' "$out/$name.log" | tail -1)"
   grep -cE '"checked": false' "$out/$name/results.json" 2>/dev/null |
@@ -84,9 +85,9 @@ for path in sys.argv[1:]:
 EOF
 
 echo "== 3. A/B on perf_train T=2048 (fa3): device reference vs host reference"
-sweep ab_device --config configs/perf_train.json --backends fa3 --set measure.max_time_s=1 \
+limit=90 sweep ab_device --config configs/perf_train.json --backends fa3 --set measure.max_time_s=1 \
   --filter 'T2048'
-FA2BENCH_HOST_REFERENCE=1 sweep ab_host --config configs/perf_train.json --backends fa3 \
+limit=90 FA2BENCH_HOST_REFERENCE=1 sweep ab_host --config configs/perf_train.json --backends fa3 \
   --set measure.max_time_s=1 --filter 'T2048'
 # The accuracy both paths report must agree (same rows, both float64 references): the worst
 # max_abs_err of every case side by side.
