@@ -12,7 +12,7 @@ MeasureSettings parse_measure(const json& v, const std::string& pointer, Measure
   }
   check_keys(v, pointer,
              {"warmup", "min_samples", "max_samples", "target_rel_spread", "max_time_s", "seed",
-              "l2_flush", "verify_rows", "inputs", "keep_samples", "drop_throttled", "sustained_s",
+              "l2_flush", "verify_rows", "verify", "inputs", "keep_samples", "drop_throttled", "sustained_s",
               "settle_s"},
              "measure setting", errors);
   auto int_field = [&](const char* key, std::int64_t min, int& out) {
@@ -100,6 +100,21 @@ MeasureSettings parse_measure(const json& v, const std::string& pointer, Measure
   };
   seconds("sustained_s", kMaxSustainedSeconds, base.sustained_s);
   seconds("settle_s", kMaxSettleSeconds, base.settle_s);
+  if (v.contains("verify")) {
+    const std::string p = ptr(pointer, "verify");
+    const json& s = v["verify"];
+    const auto mode = s.is_string() ? parse_verify_mode(s.get<std::string>()) : std::nullopt;
+    if (!mode) {
+      std::string msg = "unknown verification " + show(s);
+      if (s.is_string()) {
+        const std::string near = did_you_mean(s.get<std::string>(), {"sample", "full", "none"});
+        if (!near.empty()) msg += " (did you mean \"" + near + "\"?)";
+      }
+      errors.add(p, msg + "; allowed: sample, full, none");
+    } else {
+      base.verify = *mode;
+    }
+  }
   if (v.contains("inputs")) {
     const std::string p = ptr(pointer, "inputs");
     const json& s = v["inputs"];

@@ -69,6 +69,22 @@ std::optional<InputDist> parse_input_dist(std::string_view s) {
   if (s == "nan") return InputDist::nan;
   return std::nullopt;
 }
+std::string_view to_string(VerifyMode v) {
+  switch (v) {
+    case VerifyMode::sample:
+      return "sample";
+    case VerifyMode::full:
+      return "full";
+    case VerifyMode::none:
+      return "none";
+  }
+  return "?";
+}
+std::optional<VerifyMode> parse_verify_mode(std::string_view s) {
+  for (VerifyMode v : {VerifyMode::sample, VerifyMode::full, VerifyMode::none})
+    if (to_string(v) == s) return v;
+  return std::nullopt;
+}
 std::string_view to_string(Packing p) {
   return p == Packing::padded ? "padded" : "packed";
 }

@@ -16,6 +16,11 @@ enum class Layout { bhsd, bshd };
 // what the backward reads); fwd_bwd: one training step of the attention, both passes timed.
 enum class Mode { fwd, bwd, fwd_bwd };
 enum class InputDist { normal, uniform, large, nan };
+// How a case's output is checked against the float64 reference (measure.verify). sample: the
+// sampled query rows (measure.verify_rows) and, in the training modes, sampled key rows;
+// full: every query row and every key row; none: no check at all (accuracy.checked false, and a
+// check on an accuracy metric of such a case is an error, never a pass).
+enum class VerifyMode { sample, full, none };
 // How a batch of sequences of different lengths (Case::lengths) is laid out. padded: every
 // sequence padded to the longest (B x max(lengths) tokens, a key-padding mask), the way a
 // framework without a variable-length API runs; packed: the tokens concatenated
@@ -40,6 +45,8 @@ std::optional<DType> parse_dtype(std::string_view);
 std::optional<Layout> parse_layout(std::string_view);
 std::optional<Mode> parse_mode(std::string_view);
 std::optional<InputDist> parse_input_dist(std::string_view);
+std::string_view to_string(VerifyMode);
+std::optional<VerifyMode> parse_verify_mode(std::string_view);
 std::string_view to_string(Packing);
 std::optional<Packing> parse_packing(std::string_view);
 std::string_view to_string(KvLayout);
@@ -69,6 +76,7 @@ struct MeasureSettings {
   std::uint64_t seed = 42;
   bool l2_flush = true;
   int verify_rows = 256;  // float64 reference rows per case (all rows when fewer)
+  VerifyMode verify = VerifyMode::sample;
   InputDist inputs = InputDist::normal;
   // How many of the timed samples results keep (time_ms.samples); 0 keeps none. The config
   // takes true (kMaxKeptSamples), false (0) or a count up to kMaxKeptSamples.

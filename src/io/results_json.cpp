@@ -92,6 +92,7 @@ J measure_block(const MeasureSettings& m) {
          {"keep_samples", m.keep_samples},
          {"drop_throttled", m.drop_throttled}};
   if (m.profile_once) j["profile_once"] = true;  // absent: a measured case
+  if (m.verify != VerifyMode::sample) j["verify"] = to_string(m.verify);  // absent: sample
   if (m.sustained_s > 0) j["sustained_s"] = number_json<J>(m.sustained_s);  // absent: off
   if (m.settle_s > 0) j["settle_s"] = number_json<J>(m.settle_s);           // absent: off
   return j;

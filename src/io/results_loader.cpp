@@ -306,6 +306,11 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
     if (const json* v = rd.find(*m, "seed")) ms.seed = rd.to_uint(*v, mp + "/seed");
     rd.opt_bool(*m, mp, "l2_flush", ms.l2_flush);
     rd.opt_count(*m, mp, "verify_rows", ms.verify_rows);
+    if (const json* v = rd.find(*m, "verify")) {
+      const auto mode = parse_verify_mode(rd.to_string(*v, mp + "/verify"));
+      if (!mode) rd.fail(mp + "/verify", "expected \"sample\", \"full\" or \"none\"");
+      ms.verify = *mode;
+    }
     // Written as a count; a hand-edited file may say true or false as the config does.
     if (const json* v = rd.find(*m, "keep_samples")) {
       if (v->is_boolean()) {

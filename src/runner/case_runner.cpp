@@ -9,7 +9,6 @@
 #include <functional>
 #include <optional>
 #include <thread>
-#include <tuple>
 #include <vector>
 
 #include "backends/shape_params.h"
@@ -22,10 +21,9 @@
 #include "core/stats.h"
 #include "core/throttled_samples.h"
 #include "runner/case_dump.h"
+#include "runner/case_verify.h"
 #include "runner/settle.h"
 #include "runtime/nvtx_range.h"
-#include "verify/reference.h"
-#include "verify/reference_grad.h"
 
 namespace fa2b {
 namespace {
@@ -117,78 +115,6 @@ void fill_paged_kv(const Case& c, const CaseTensors& t, Platform& platform, Inpu
   }
 }
 
-float to_float(const void* base, std::int64_t i, DType dt) {
-  if (dt == DType::fp32) return static_cast<const float*>(base)[i];
-  const std::uint16_t h = static_cast<const std::uint16_t*>(base)[i];
-  return dt == DType::fp16 ? fp16_to_float(h) : bf16_to_float(h);
-}
-
-// The sampled rows and their float64 reference (kept for --dump).
-struct VerifyData {
-  std::vector<RowRef> rows;
-  std::vector<double> ref, ref_lse;
-};
-
-// Copies rows (b, head, t) of a tensor with descriptor `td` back, as floats [row][D].
-template <typename Row, typename Index>
-std::vector<float> copy_rows(const Case& c, const void* base, const TensorDesc& td,
-                             const std::vector<Row>& rows, Index index, Platform& platform) {
-  const std::size_t row_bytes = static_cast<std::size_t>(c.D) * dtype_bytes(c.dtype);
-  std::vector<unsigned char> row(row_bytes);
-  std::vector<float> got(rows.size() * static_cast<std::size_t>(c.D));
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    const auto [b, h, i] = index(rows[r]);
-    const std::int64_t off = b * td.strides.b + h * td.strides.h + i * td.strides.t;
-    platform.copy_to_host(row.data(),
-                          static_cast<const unsigned char*>(base) + off * dtype_bytes(c.dtype),
-                          row_bytes);
-    for (std::int64_t d = 0; d < c.D; ++d) got[r * c.D + d] = to_float(row.data(), d, c.dtype);
-  }
-  return got;
-}
-
-// Compares dQ on the forward's sampled query rows and dK, dV on sampled key rows with the
-// float64 reference backward; counts non-finite elements over the whole of dQ, dK and dV.
-void verify_grads(const Case& c, const CaseTensors& t, const std::vector<RowRef>& rows,
-                  Platform& platform, Accuracy& a) {
-  const std::vector<KeyRowRef> keys = sample_key_rows(c, c.measure.verify_rows, c.measure.seed);
-  const GradReference ref = reference_grads(c, rows, keys);
-  using Triple = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
-  const auto query_index = [](const RowRef& r) { return Triple{r.b, r.h, r.i}; };
-  const auto key_index = [](const KeyRowRef& k) { return Triple{k.b, k.hk, k.j}; };
-  a.of(Grad::dq) =
-      compare_values(ref.dq, copy_rows(c, t.dq.get(), t.qd, rows, query_index, platform), nullptr);
-  a.of(Grad::dk) =
-      compare_values(ref.dk, copy_rows(c, t.dk.get(), t.kd, keys, key_index, platform), nullptr);
-  a.of(Grad::dv) =
-      compare_values(ref.dv, copy_rows(c, t.dv.get(), t.vd, keys, key_index, platform), nullptr);
-  a.key_rows_checked = static_cast<std::int64_t>(keys.size());
-  a.grad_nonfinite = platform.count_nonfinite(t.dq.get(), c.dtype, c.B * c.H * c.T_q * c.D) +
-                     platform.count_nonfinite(t.dk.get(), c.dtype, c.B * c.H_kv * c.T_k * c.D) +
-                     platform.count_nonfinite(t.dv.get(), c.dtype, c.B * c.H_kv * c.T_k * c.D);
-  a.grads_checked = true;
-}
-
-// Copies the sampled output rows back and compares them with the float64 reference.
-Accuracy verify(const Case& c, const CaseTensors& t, Platform& platform, VerifyData& vd) {
-  vd.rows = sample_rows(c, c.measure.verify_rows, c.measure.seed);
-  const std::vector<RowRef>& rows = vd.rows;
-  std::vector<double>& ref = vd.ref;
-  std::vector<double>& ref_lse = vd.ref_lse;
-  reference_rows(c, rows, ref, ref_lse);
-  const TokenLayout tokens = query_layout(c);
-  const std::vector<float> got = copy_rows(
-      c, t.o.get(), t.od, rows,
-      [&tokens](const RowRef& r) {
-        return std::tuple<std::int64_t, std::int64_t, std::int64_t>{tokens.batch_of(r.b), r.h,
-                                                                    tokens.row_of(r.b, r.i)};
-      },
-      platform);
-  Accuracy a = compare_rows(c, rows, ref, got);
-  a.nonfinite = platform.count_nonfinite(t.o.get(), c.dtype, query_rows(c) * c.H * c.D);
-  return a;
-}
-
 // The timed region of the case's mode: the forward, the backward alone (its forward ran
 // before), or both.
 std::function<void()> timed_region(const Case& c, Backend& backend, const AttnParams& p,
@@ -232,7 +158,7 @@ void sample_timings(const Case& c, const std::function<void()>& launch, Platform
                                          : std::string());
       samples.push_back(platform.time_ms(launch, m.l2_flush));
     }
-    if (probe) state_after.push_back(probe->read());
+    if (probe) state_after.push_back(probe->read_sample());
     const int n = static_cast<int>(samples.size());
     if (n >= m.min_samples) {
       // The spread of the samples the statistics will use: with drop_throttled, a throttled
@@ -246,6 +172,15 @@ void sample_timings(const Case& c, const std::function<void()>& launch, Platform
     }
   }
   platform.check_after_run("timed samples");
+  if (probe && !state_after.empty()) {
+    // The per-sample readings are light (GpuStateProbe::read_sample): the end of the loop, whose
+    // memory clock, temperature and energy the results report, is read in full once.
+    const GpuReading end = probe->read();
+    GpuReading& last = state_after.back();
+    last.mem_mhz = end.mem_mhz;
+    last.temp_c = end.temp_c;
+    last.energy_j = end.energy_j;
+  }
   r.gpu_state = probe ? gpu_state_json(state_start, state_after, r.flops)
                       : gpu_state_absent_json(platform.gpu_state_absent());
   if (settled) r.gpu_state["settle"] = settle_json(*settled);
@@ -298,9 +233,21 @@ void verify_and_dump(const Case& c, const CaseTensors& t, const std::function<vo
   const auto start = Clock::now();
   r.time.first_ms = platform.time_ms(launch, false);
   platform.check_after_run("first run");
+  VerifyTensors vt;
+  vt.q = t.q.get();
+  vt.k = t.k.get();
+  vt.v = t.v.get();
+  vt.o = t.o.get();
+  vt.d_o = t.d_o.get();
+  vt.dq = t.dq.get();
+  vt.dk = t.dk.get();
+  vt.dv = t.dv.get();
+  vt.page_table = t.page_table.as<std::int32_t>();
+  vt.qd = t.qd;
+  vt.kd = t.kd;
   VerifyData vd;
-  r.accuracy = verify(c, t, platform, vd);
-  if (runs_backward(c.mode)) verify_grads(c, t, vd.rows, platform, r.accuracy);
+  r.accuracy = verify_output(c, vt, platform, vd, dump != nullptr);
+  if (runs_backward(c.mode)) verify_gradients(c, vt, vd.rows, platform, r.accuracy);
   if (dump) {
     const DumpTensors dt{t.q.get(), t.k.get(), t.v.get(), t.o.get(),         t.qd,
                          t.kd,      t.vd,      t.od,      t.page_table.get()};

@@ -15,6 +15,7 @@
 #include "core/case.h"
 #include "runtime/gpu_state_probe.h"
 #include "runtime/memory_tracker.h"
+#include "verify/device_reference.h"
 
 namespace fa2b {
 
@@ -56,6 +57,10 @@ class Platform {
   virtual void check_after_run(const char* what) = 0;
   // True when the platform can no longer run cases (a sticky CUDA error).
   virtual bool broken(std::string* why) const = 0;
+  // Runs the float64 reference job on the platform's device, reading the case's tensors where
+  // they are (verify/device_reference.h); false where the platform has no device reference
+  // (the host: the runner then uses the host reference, verify/reference.h).
+  virtual bool run_reference(const RefJob& /*job*/, RefJobOut& /*out*/) { return false; }
   // Readings of the device around the timed samples (results' gpu_state); null where there
   // are none, and gpu_state_absent() says why in one line.
   virtual GpuStateProbe* gpu_state_probe() { return nullptr; }

@@ -16,6 +16,11 @@ class GpuStateProbe {
   virtual ~GpuStateProbe() = default;
   // Fields the device does not answer stay at their "unknown" values.
   virtual GpuReading read() = 0;
+  // The reading the runner takes after every timed sample: only what per-sample statistics use
+  // (SM clock, power, throttle reasons); the rest (memory clock, temperature, energy) stays
+  // unknown, and the runner reads it in full once after the last sample. Each NVML query costs
+  // the sweep wall time per sample (issue 44). The default reads everything.
+  virtual GpuReading read_sample() { return read(); }
 };
 
 // NVML (libnvidia-ml.so.1, loaded at run time) for the device at `pci_bus` ("0000:19:00"

@@ -139,6 +139,10 @@ std::vector<RowRef> sample_rows(const Case& c, int max_rows, std::uint64_t seed)
   return rows;
 }
 
+VisibleKeys row_visible_keys(const Case& c, std::int64_t b, std::int64_t i) {
+  return visible_keys(sequence_case(c, b), i);
+}
+
 VisibleKeys visible_keys(const Case& c, std::int64_t i) {
   // Written from the definition (core/attention_mask.h's reach), not from the kernels' helper,
   // so that the reference checks the rule rather than repeating an implementation of it.
@@ -182,7 +186,7 @@ void reference_rows(const Case& c, const std::vector<RowRef>& rows, std::vector<
     const std::int64_t hk = row.h / group;
     // A sequence of a variable-length batch sees its own keys only, masked as an attention of
     // its own length.
-    const VisibleKeys keys = visible_keys(sequence_case(c, row.b), row.i);
+    const VisibleKeys keys = row_visible_keys(c, row.b, row.i);
     if (keys.count() == 0) return;  // no visible key: zeros, lse = -inf
     std::vector<double> q(D), s(static_cast<std::size_t>(keys.count()));
     for (std::int64_t d = 0; d < D; ++d)
@@ -210,32 +214,39 @@ void reference_rows(const Case& c, const std::vector<RowRef>& rows, std::vector<
   });
 }
 
-ErrorStats compare_values(const std::vector<double>& ref, const std::vector<float>& got,
-                          std::int64_t* nonfinite_out) {
-  ErrorStats e;
-  double max_abs = 0, sum_abs = 0, diff2 = 0, ref2 = 0;
-  std::int64_t nonfinite = 0;
-  const std::size_t n = std::min(ref.size(), got.size());
+void ErrorAccumulator::add(const double* ref, const float* got, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) {
     const double g = got[i];
     if (!std::isfinite(g)) {
-      ++nonfinite;
-      max_abs = std::numeric_limits<double>::infinity();
+      ++nonfinite_;
+      max_abs_ = std::numeric_limits<double>::infinity();
       continue;
     }
     const double err = std::abs(g - ref[i]);
-    max_abs = std::max(max_abs, err);
-    sum_abs += err;
-    diff2 += err * err;
-    ref2 += ref[i] * ref[i];
+    max_abs_ = std::max(max_abs_, err);
+    sum_abs_ += err;
+    diff2_ += err * err;
+    ref2_ += ref[i] * ref[i];
   }
-  e.max_abs_err = max_abs;
-  const auto finite_n = static_cast<std::int64_t>(n) - nonfinite;
-  e.mean_abs_err = finite_n > 0 ? sum_abs / static_cast<double>(finite_n) : kNaN;
-  e.rel_l2_err = nonfinite > 0 ? std::numeric_limits<double>::infinity()
-                               : (ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2));
-  if (nonfinite_out) *nonfinite_out = nonfinite;
+  n_ += static_cast<std::int64_t>(n);
+}
+
+ErrorStats ErrorAccumulator::stats() const {
+  ErrorStats e;
+  e.max_abs_err = max_abs_;
+  const std::int64_t finite_n = n_ - nonfinite_;
+  e.mean_abs_err = finite_n > 0 ? sum_abs_ / static_cast<double>(finite_n) : kNaN;
+  e.rel_l2_err = nonfinite_ > 0 ? std::numeric_limits<double>::infinity()
+                                : (ref2_ > 0 ? std::sqrt(diff2_ / ref2_) : std::sqrt(diff2_));
   return e;
+}
+
+ErrorStats compare_values(const std::vector<double>& ref, const std::vector<float>& got,
+                          std::int64_t* nonfinite_out) {
+  ErrorAccumulator acc;
+  acc.add(ref.data(), got.data(), std::min(ref.size(), got.size()));
+  if (nonfinite_out) *nonfinite_out = acc.nonfinite();
+  return acc.stats();
 }
 
 Accuracy compare_rows(const Case& c, const std::vector<RowRef>& rows,

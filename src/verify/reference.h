@@ -31,6 +31,9 @@ struct VisibleKeys {
   std::int64_t count() const { return last >= first ? last - first + 1 : 0; }
 };
 VisibleKeys visible_keys(const Case& c, std::int64_t i);
+// The same for query row i of sequence b of any batch: a variable-length batch's sequence is
+// masked as an attention of its own length over its own keys (what reference_rows uses).
+VisibleKeys row_visible_keys(const Case& c, std::int64_t b, std::int64_t i);
 
 // The stored (rounded) input element as a float, for tensor q/k/v/dO at logical [b, h, t, d]
 // (dO, the training modes' incoming gradient, is shaped like Q). A dense or padded batch's
@@ -52,6 +55,19 @@ void reference_rows(const Case& c, const std::vector<RowRef>& rows, std::vector<
 // Non-finite values in `got` count as errors (they make max_abs_err infinite).
 Accuracy compare_rows(const Case& c, const std::vector<RowRef>& rows,
                       const std::vector<double>& ref, const std::vector<float>& got);
+// compare_values' sums, fed in pieces (a long comparison chunk by chunk gives the same stats
+// as one call over all of it).
+class ErrorAccumulator {
+ public:
+  void add(const double* ref, const float* got, std::size_t n);
+  ErrorStats stats() const;
+  std::int64_t nonfinite() const { return nonfinite_; }
+  std::int64_t count() const { return n_; }
+
+ private:
+  double max_abs_ = 0, sum_abs_ = 0, diff2_ = 0, ref2_ = 0;
+  std::int64_t nonfinite_ = 0, n_ = 0;
+};
 // The same comparison for any list of values; `nonfinite` (may be null) gets the count of
 // non-finite values in `got`.
 ErrorStats compare_values(const std::vector<double>& ref, const std::vector<float>& got,

@@ -10,6 +10,7 @@
 #include "runtime/cuda/cuda_check.h"
 #include "runtime/cuda/device_memory_tracker.h"
 #include "runtime/device_info.h"
+#include "verify/cuda/device_reference_launch.h"
 
 namespace fa2b {
 namespace {
@@ -90,6 +91,11 @@ class CudaPlatform final : public Platform {
   void copy_from_host(void* dst, const void* src, std::size_t bytes) override {
     FA2B_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_.s));
     FA2B_CUDA_CHECK(cudaStreamSynchronize(stream_.s));
+  }
+
+  bool run_reference(const RefJob& job, RefJobOut& out) override {
+    FA2B_CUDA_CHECK(run_device_reference(job, out, stream_.s));
+    return true;
   }
 
   double time_ms(const std::function<void()>& launch, bool flush) override {

@@ -111,6 +111,19 @@ class NvmlProbe final : public GpuStateProbe {
     return g;
   }
 
+  GpuReading read_sample() override {
+    GpuReading g;
+    unsigned v = 0;
+    if (api_.ClockInfo(dev_, kClockSm, &v) == kNvmlSuccess) g.sm_mhz = static_cast<int>(v);
+    if (api_.PowerUsage(dev_, &v) == kNvmlSuccess) g.power_w = v / 1000.0;
+    unsigned long long x = 0;
+    if (api_.ThrottleReasons != nullptr && api_.ThrottleReasons(dev_, &x) == kNvmlSuccess) {
+      g.throttle = x;
+      g.throttle_known = true;
+    }
+    return g;
+  }
+
  private:
   const NvmlApi& api_;
   NvmlDevice dev_;
