@@ -102,13 +102,13 @@ int run_model_check(const CheckArgs& a) {
                config->path, a.results);
     return kExitUsage;
   }
-  std::vector<Verdict> verdicts = evaluate_model_checks(config->checks, rs.cases);
+  std::vector<Verdict> verdicts = evaluate_model_checks(config->checks, rs.cases, rs.device);
   fmt::print("checks of {} on {} ({} cases)\n", config->path, a.results, rs.cases.size());
   if (rs.interrupted) {
     // As an incomplete attention set: nothing measured is missing silently.
     fmt::print(stderr, "fa2bench: {} is an interrupted run\n", a.results);
     for (Verdict& v : verdicts) {
-      if (v.verdict == VerdictKind::pass) {
+      if (v.verdict == VerdictKind::pass || v.verdict == VerdictKind::skipped) {
         v.verdict = VerdictKind::error;
         v.detail = "the run was interrupted: its cases may be incomplete";
       }

@@ -17,6 +17,7 @@
 #include "io/model_results.h"
 #include "io/results_json.h"
 #include "model/model_runner.h"
+#include "core/gpu_peaks.h"
 #include "runtime/device_info.h"
 
 namespace fa2b {
@@ -80,7 +81,12 @@ int run_model_sweep(const SweepArgs& a, const Config& config, std::int64_t budge
       {"config_name", config.name},
       {"config_sha256", config.sha256},
       {"target", cuda ? "cuda" : "cpu"},
-      {"device", cuda ? to_json(gpus[static_cast<std::size_t>(a.device)]) : cpu_device_block()},
+      // The peaks and the memory the cases must fit (capacity_bytes: --memory-budget, else
+      // the device's memory), which `where: fits/exceeds` checks judge by.
+      {"device", with_capacity(with_device_peaks(cuda ? to_json(gpus[static_cast<std::size_t>(
+                                                            a.device)])
+                                                      : cpu_device_block()),
+                               budget)},
       {"conventions", model::model_conventions_json()},
       {"cases", cases},
       // What `check` re-evaluates by (verified against config_sha256, as for attention).
@@ -90,8 +96,8 @@ int run_model_sweep(const SweepArgs& a, const Config& config, std::int64_t budge
   std::vector<Verdict> verdicts;
   if (!config.checks.empty()) {
     try {
-      verdicts = evaluate_model_checks(config.checks,
-                                       model_result_set_from_json(results, "results").cases);
+      const ModelResultSet own = model_result_set_from_json(results, "results");
+      verdicts = evaluate_model_checks(config.checks, own.cases, own.device);
     } catch (const ResultsFileError& e) {
       fmt::print(stderr, "fa2bench: the sweep's own results are unusable: {}\n", e.what());
       return kExitRuntime;
