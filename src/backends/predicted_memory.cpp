@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "backends/predicted_memory.h"
 
+#include "backends/cpu_backends.h"
 #include "backends/shape_params.h"
 #include "core/shape_algebra.h"
 #include "fa2/fa2_split_choice.h"
@@ -25,6 +26,11 @@ std::int64_t fa2_split_workspace_prediction(const Case& c, const TargetInfo& t) 
 
 MemoryStats predicted_memory_on(const Case& c, const TargetInfo& t) {
   MemoryStats m = predicted_memory(c);
+  // cpu-flash's tile scratch, one block per thread it runs on (cpu_backends.h).
+  if (!t.cuda && c.backend == "cpu-flash") {
+    m.predicted_bytes += cpu_flash_scratch(c, t.cpu_threads).bytes();
+    return m;
+  }
   if (!t.cuda || c.backend != "fa2") return m;
   if (t.sms > 0) {
     m.predicted_bytes += fa2_workspace(c, t.sms, t.smem_per_block_optin);

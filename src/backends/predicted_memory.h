@@ -20,7 +20,8 @@ inline constexpr const char* kFa2SplitWorkspaceExcluded = "fa2 split-KV workspac
 // predicted_memory(c) plus fa2's split-KV workspace on a CUDA device `t` (t.cuda; its sms and
 // smem_per_block_optin, the environment's FA2BENCH_FA2_* overrides applied as the launcher
 // applies them). Where t.sms is 0 (unknown) and the shape could split on some device, the
-// workspace is named in predicted_excludes instead. The CPU target adds nothing.
+// workspace is named in predicted_excludes instead. On the CPU target (!t.cuda) cpu-flash's tile
+// scratch for t.cpu_threads threads is added (cpu_flash_scratch, the backend's own sizing).
 MemoryStats predicted_memory_on(const Case& c, const TargetInfo& t);
 
 // fa2's split-KV workspace bytes of `c` on `t` (0 for other backends, the CPU target, or a plan

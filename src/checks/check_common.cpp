@@ -160,7 +160,9 @@ std::string where_text(const CheckSpec& spec, const CheckContext& ctx) {
   const std::string source = ctx.capacity_source == "memory_budget"   ? "--memory-budget"
                              : ctx.capacity_source == "host_memory"   ? "host memory"
                              : ctx.capacity_source == "device_memory" ? "device memory"
-                                                                      : ctx.capacity_source;
+                             : ctx.capacity_source == "device_memory_assumed"
+                                 ? "device memory, assumed: the file predates capacity_bytes"
+                                 : ctx.capacity_source;
   return fmt::format("{} {} ({} bytes, {})", spec.where == "fits" ? "fits" : "exceeds",
                      gib >= 10 ? fmt::format("{:.0f} GiB", gib) : fmt::format("{:.3g} GiB", gib),
                      *ctx.capacity_bytes, source);

@@ -32,6 +32,16 @@ CheckContext check_context(const nlohmann::json& device) {
     ctx.capacity_bytes = it->get<std::int64_t>();
   const auto src = device.find("capacity_source");
   if (src != device.end() && src->is_string()) ctx.capacity_source = src->get<std::string>();
+  // Files written before capacity_bytes existed: a GPU's memory, assumed unbudgeted (such
+  // files do not record --memory-budget), and said so in every detail. The CPU target's host
+  // memory was never recorded: no capacity.
+  if (!ctx.capacity_bytes && device.value("kind", std::string()) == "cuda") {
+    const auto mem = device.find("memory_bytes");
+    if (mem != device.end() && mem->is_number_integer() && mem->get<std::int64_t>() > 0) {
+      ctx.capacity_bytes = mem->get<std::int64_t>();
+      ctx.capacity_source = "device_memory_assumed";
+    }
+  }
   return ctx;
 }
 
