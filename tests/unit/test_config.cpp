@@ -776,7 +776,7 @@ TEST(ConfigShipped, QuickstartFileEqualsBuiltIn) {
   EXPECT_EQ(c.cases.size(), 6u);
   EXPECT_EQ(c.cases.front().id(), "naive/B1-H4-T128-D64/fp16/causal");
   EXPECT_EQ(c.cases.back().id(), "fa2/B1-H4-T512-D64/fp16/causal");
-  EXPECT_EQ(c.checks.size(), 4u);
+  EXPECT_EQ(c.checks.size(), 5u);
 }
 
 struct Shipped {

@@ -235,7 +235,7 @@ TEST(DeviceCapacity, BudgetDeviceOrHostMemory) {
   nlohmann::json cpu = {{"kind", "cpu"}};
   EXPECT_EQ(with_capacity(cpu, 1 << 20).at("capacity_bytes"), 1 << 20);
   EXPECT_EQ(with_capacity(cpu, 0).at("capacity_source"), "host_memory");
-  EXPECT_EQ(check_context(with_capacity(gpu, 0)).capacity_bytes, 80 * kGiB);
+  EXPECT_EQ(check_context(with_capacity(gpu, 0)).capacity_bytes.value_or(0), 80 * kGiB);
 }
 
 TEST(DeviceRelativeConfig, ParsesWherePairsAndMinPairs) {
