@@ -190,12 +190,12 @@ int run_plan(const PlanArgs& a) {
                    (m.predicted_excludes.empty() ? "" : "*"),
                m.predicted_bytes <= memory ? "yes" : "NO");
   }
-  if (!excluded.empty()) {
-    fmt::print(
-        "* predicted leaves out: {} (results name it per case in "
-        "memory.predicted_bytes_excludes; cuDNN's plans size their workspaces once built; fa2's "
-        "split-KV workspace needs the device's multiprocessors: --sms N or --device N)\n",
-        fmt::join(excluded, ", "));
+  for (const std::string& e : excluded) {
+    fmt::print("* predicted leaves out the {}{}\n", e,
+               e == kFa2SplitWorkspaceExcluded
+                   ? " of fa2's decode path, which depends on the device's multiprocessors: "
+                     "--sms N or --device N predicts it"
+                   : " (cuDNN's plans size theirs only once built; tracked, not predicted)");
   }
   print_varlen_plan(config->cases);
   print_paged_plan(config->cases);

@@ -59,6 +59,25 @@ assert any(i.startswith("fa2/") and "T16384" in i for i in step80), step80
 json.dump(m, open(f"{tmp}/step80.json", "w"))
 PY
 # 141 GB: as committed.
+ARTICLE="$SRC/results/h200/seed_article/results.json"
+NOTEBOOK="$SRC/results/h200/fidelity/seed_notebook/results.json"
+expect_exit 0 "$BIN" check "$ARTICLE" --config "$SRC/configs/seed_article.json"
+expect_output "9 of 9 checks passed"
+expect_exit 0 "$BIN" check "$NOTEBOOK" --config "$SRC/configs/seed_notebook.json"
+expect_output "7 of 7 checks passed"
+# The article's forward on 80 GB: naive and standard fit up to T = 8192 (S and P, 48 GiB) and
+# exceed from 16K, as on the H200, so only the capacity changes.
+python3 - "$ARTICLE" "$TMP/article80.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["device"].update({"name": "NVIDIA H100 80GB HBM3", "memory_bytes": 85520809984,
+                    "capacity_bytes": 85520809984, "capacity_source": "device_memory"})
+assert all((c["status"] == "oom") == (c["memory"]["predicted_bytes"] > 85520809984)
+           for c in r["cases"]), "a case whose plan fits 80 GB did not run on the H200"
+json.dump(r, open(sys.argv[2], "w"))
+PY
+expect_exit 0 "$BIN" check "$TMP/article80.json" --config "$SRC/configs/seed_article.json"
+expect_output "9 of 9 checks passed"
 expect_exit 0 "$BIN" check "$TRAIN" --config "$SRC/configs/seed_training.json"
 expect_output "17 of 17 checks passed"
 expect_exit 0 "$BIN" check "$STEP" --config "$SRC/configs/seed_training_step.json"
