@@ -172,6 +172,16 @@ bool did_not_run(Status s) {
   return s == Status::oom || s == Status::unsupported;
 }
 
+std::optional<Verdict> target_skip(const CheckSpec& spec, const CheckContext& ctx) {
+  if (spec.target.empty() || ctx.target.empty() || spec.target == ctx.target) return std::nullopt;
+  Verdict v = start_verdict(spec, "target " + spec.target);
+  v.verdict = VerdictKind::skipped;
+  v.detail = fmt::format("n/a on this device: the check is about the {} target and these results "
+                         "ran on the {} target",
+                         spec.target, ctx.target);
+  return v;
+}
+
 Verdict skipped_verdict(Verdict v, const std::string& why) {
   v.verdict = VerdictKind::skipped;
   v.detail = "n/a on this device: " + why;

@@ -36,6 +36,9 @@ std::string where_text(const CheckSpec& spec, const CheckContext& ctx);
 // A case that did not run on this device: oom or unsupported (never error or timeout, which
 // are failures a gate reports).
 bool did_not_run(Status s);
+// The `skipped` verdict of a check whose `target` is not the results' (a GPU speed claim on CPU
+// results); nullopt when the check applies. Results whose target is unknown are judged.
+std::optional<Verdict> target_skip(const CheckSpec& spec, const CheckContext& ctx);
 // Marks `v` skipped with "n/a on this device: <why>" and returns it.
 Verdict skipped_verdict(Verdict v, const std::string& why);
 // The selected cases that `where` keeps; `outside` counts those it drops.

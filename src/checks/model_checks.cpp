@@ -213,7 +213,9 @@ std::vector<Verdict> evaluate_model_checks(const std::vector<CheckSpec>& checks,
   const CheckContext ctx = check_context(device);
   std::vector<Verdict> out;
   for (const CheckSpec& spec : checks) {
-    if (spec.kind == "status") {
+    if (auto off = target_skip(spec, ctx)) {
+      out.push_back(*off);
+    } else if (spec.kind == "status") {
       out.push_back(model_status(spec, cases, ctx));
     } else if (spec.kind == "threshold") {
       out.push_back(model_threshold(spec, cases, ctx));

@@ -22,7 +22,10 @@ const std::vector<std::string>& check_kinds() {
 
 std::vector<std::string> allowed_check_keys(const std::string& kind) {
   std::vector<std::string> keys = {"name", "kind", "description", "select"};
-  if (kind != "plan") keys.push_back("where");
+  if (kind != "plan") {
+    keys.push_back("where");
+    keys.push_back("target");
+  }
   if (kind == "ratio" || kind == "accuracy_rule") {
     keys.push_back("pairs");
     keys.push_back("min_pairs");
@@ -302,6 +305,11 @@ std::vector<CheckSpec> parse_checks(const json& raw, const std::vector<Case>& ca
       if (auto w = get_name_in(ch["where"], {"fits", "exceeds"}, "where (device-relative selection)",
                                ptr(cp, "where"), own)) {
         spec.where = *w;
+      }
+    }
+    if (!kind.empty() && kind != "plan" && ch.contains("target")) {
+      if (auto t = get_name_in(ch["target"], {"cuda", "cpu"}, "target", ptr(cp, "target"), own)) {
+        spec.target = *t;
       }
     }
     if ((kind == "ratio" || kind == "accuracy_rule") && ch.contains("pairs")) {

@@ -57,6 +57,9 @@ struct CheckSpec {
   // `skipped` when fewer than min_pairs remain; "" (default) needs every pair to have run.
   std::string pairs;
   int min_pairs = 1;
+  // Every kind but plan: "cuda" or "cpu", the target whose results the check is about (a GPU
+  // speed claim); on results of the other target its verdict is `skipped`. "": any target.
+  std::string target;
 };
 
 struct Config {

@@ -197,6 +197,22 @@ TEST(DeviceRelativeChecks, AccuracyRuleOverPairsWhereBothRan) {
   EXPECT_EQ(evaluate_checks({s}, rs, device_with(80 * kGiB))[0].verdict, VerdictKind::error);
 }
 
+TEST(DeviceRelativeChecks, TargetScopesAGpuClaimAndSkipsElsewhere) {
+  CheckSpec s = ratio_both_ran();
+  s.value = 3;  // naive is 4x slower in sweep_on: holds
+  s.target = "cuda";
+  nlohmann::json cpu = device_with(80 * kGiB);
+  cpu["kind"] = "cpu";
+  const Verdict on_cpu = evaluate_checks({s}, sweep_on(80 * kGiB), cpu)[0];
+  EXPECT_EQ(on_cpu.verdict, VerdictKind::skipped) << on_cpu.detail;
+  EXPECT_NE(on_cpu.detail.find("cuda target"), std::string::npos) << on_cpu.detail;
+  EXPECT_EQ(evaluate_checks({s}, sweep_on(80 * kGiB), device_with(80 * kGiB))[0].verdict,
+            VerdictKind::pass);
+  s.value = 5;  // on the GPU the claim is judged, and can fail
+  EXPECT_EQ(evaluate_checks({s}, sweep_on(80 * kGiB), device_with(80 * kGiB))[0].verdict,
+            VerdictKind::fail);
+}
+
 TEST(SkippedVerdict, RoundTripsAndNeverFails) {
   ResultSet rs;
   rs.target = "cpu";
@@ -246,13 +262,15 @@ TEST(DeviceRelativeConfig, ParsesWherePairsAndMinPairs) {
       {"name": "a", "kind": "status", "expect": "oom", "where": "exceeds",
        "select": {"backend": "naive"}},
       {"name": "b", "kind": "ratio", "metric": "peak_bytes", "numerator": "naive",
-       "denominator": "fa2", "op": ">", "value": 1, "pairs": "both_ran", "min_pairs": 2}
+       "denominator": "fa2", "op": ">", "value": 1, "pairs": "both_ran", "min_pairs": 2,
+       "target": "cuda"}
     ]})");
   const Config c = parse_config(raw, "t.json");
   ASSERT_EQ(c.checks.size(), 2u);
   EXPECT_EQ(c.checks[0].where, "exceeds");
   EXPECT_EQ(c.checks[1].pairs, "both_ran");
   EXPECT_EQ(c.checks[1].min_pairs, 2);
+  EXPECT_EQ(c.checks[1].target, "cuda");
 }
 
 TEST(DeviceRelativeConfig, RefusesBadValuesNamingTheField) {
