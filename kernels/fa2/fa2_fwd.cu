@@ -70,15 +70,6 @@ std::int64_t forced_smem_limit() {
   return forced;
 }
 
-// A positive integer from the environment variable `name`, read now; 0 when unset or not one.
-int env_positive_int(const char* name) {
-  const char* env = std::getenv(name);
-  if (env == nullptr) return 0;
-  char* end = nullptr;
-  const long v = std::strtol(env, &end, 10);
-  return end != env && *end == '\0' && v > 0 && v <= 0x7fffffffL ? static_cast<int>(v) : 0;
-}
-
 int forced_grid_class() {
   static const int forced = env_choice("FA2BENCH_FA2_GRID_CLASS", "small", "large");
   return forced;
@@ -161,19 +152,10 @@ bool fa2_fwd_supported(const AttnParams& p, std::string* why) {
 }
 
 Fa2SplitKv fa2_fwd_decode_plan(const AttnParams& p) {
-  Fa2SplitKv plan;
-  // A variable-length batch runs the plain forward (split-KV and GQA packing take dense ones).
-  if (!fa2_head_dim_supported(p.D) || attn_varlen(p)) return plan;
-  const bool tile_fits =
-      choose_fwd_tile(p.D, attn_masked(p), true, fa2_smem_limit()) == Fa2FwdTile::kSmallGrid;
-  const char* pack_env = std::getenv("FA2BENCH_FA2_GQA_PACK");
-  plan.pack_gqa =
-      fa2_choose_gqa_pack(p, tile_fits, pack_env == nullptr || std::strcmp(pack_env, "0") != 0);
-  const int forced_sms = env_positive_int("FA2BENCH_FA2_NUM_SMS");
-  plan.n_splits =
-      fa2_choose_num_splits(p, forced_sms > 0 ? forced_sms : device_sm_count(), tile_fits,
-                            env_positive_int("FA2BENCH_FA2_SPLITS"), plan.pack_gqa);
-  return plan;
+  // The one choice the memory prediction makes too (fa2_split_choice.h); a variable-length
+  // batch runs the plain forward (split-KV and GQA packing take dense ones).
+  return fa2_decode_plan_for(p, attn_varlen(p),
+                             fa2_decode_inputs(device_sm_count(), device_smem_optin()));
 }
 
 std::int64_t fa2_fwd_split_workspace_bytes(const AttnParams& p, int n_splits) {

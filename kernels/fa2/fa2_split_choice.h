@@ -23,12 +23,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "common/attn_mask.h"
 #include "common/attn_params.h"
 #include "common/head_dims.h"
 #include "fa2/fa2_split_kv.h"
+#include "fa2/fa2_tile_choice.h"
 #include "fa2/fa2_traits.h"
 
 namespace fa2b {
@@ -109,7 +112,7 @@ inline std::int64_t fa2_split_workspace_bytes(const AttnParams& p, int n_splits)
 // since only the decode kernels read pages and the unpacked one is the split kernel, which runs
 // unsplit too, its one slice merged by the combine; the packed kernel writes O itself.
 inline bool fa2_plan_uses_workspace(const AttnParams& p, const Fa2SplitKv& plan) {
-  return plan.n_splits > 1 || (p.block_table != nullptr && !plan.pack_gqa);
+  return plan.n_splits > 1 || (attn_paged(p) && !plan.pack_gqa);
 }
 
 // Bytes of the workspace the forward of `plan` needs: fa2_split_workspace_bytes of its splits,
@@ -156,6 +159,62 @@ inline int fa2_choose_num_splits(const AttnParams& p, int num_sms, bool split_ti
   const int n = fa2_num_splits_heuristic(
       ctas, static_cast<std::int64_t>(num_sms) * kFa2SplitCtasPerSm, key_blocks, most);
   return static_cast<int>(std::min<std::int64_t>(n, grid_cap));
+}
+
+// What the decode plan depends on beyond the shape: the device's multiprocessors and opt-in
+// shared memory per block, and the test overrides of the environment. One struct, so that the
+// launcher (fa2_fwd_decode_plan, fa2_fwd.cu) and the memory prediction without a GPU
+// (backends/predicted_memory.cpp: `plan --sms N`, the runner's predicted_bytes) choose alike.
+struct Fa2DecodeInputs {
+  int num_sms = 0;              // multiprocessors (FA2BENCH_FA2_NUM_SMS replaces the device's)
+  std::int64_t smem_limit = 0;  // opt-in bytes per block, FA2BENCH_FA2_SMEM_LIMIT applied
+  int forced_splits = 0;        // FA2BENCH_FA2_SPLITS; 0: the heuristic
+  bool gqa_pack = true;         // FA2BENCH_FA2_GQA_PACK is not "0"
+};
+
+// A positive integer from the environment variable `name`; 0 when unset or not one.
+inline int fa2_env_positive_int(const char* name) {
+  const char* env = std::getenv(name);
+  if (env == nullptr) return 0;
+  char* end = nullptr;
+  const long v = std::strtol(env, &end, 10);
+  return end != env && *end == '\0' && v > 0 && v <= 0x7fffffffL ? static_cast<int>(v) : 0;
+}
+
+// The inputs on a device of `device_sms` multiprocessors allowing `device_smem_optin` bytes per
+// block, with the environment's overrides applied as the launcher applies them.
+inline Fa2DecodeInputs fa2_decode_inputs(int device_sms, std::int64_t device_smem_optin) {
+  Fa2DecodeInputs in;
+  const int forced_sms = fa2_env_positive_int("FA2BENCH_FA2_NUM_SMS");
+  in.num_sms = forced_sms > 0 ? forced_sms : device_sms;
+  const int forced_smem = fa2_env_positive_int("FA2BENCH_FA2_SMEM_LIMIT");
+  in.smem_limit = forced_smem > 0 && (device_smem_optin <= 0 || forced_smem < device_smem_optin)
+                      ? forced_smem
+                      : device_smem_optin;
+  in.forced_splits = fa2_env_positive_int("FA2BENCH_FA2_SPLITS");
+  const char* pack_env = std::getenv("FA2BENCH_FA2_GQA_PACK");
+  in.gqa_pack = pack_env == nullptr || std::strcmp(pack_env, "0") != 0;
+  return in;
+}
+
+// fa2's decode plan of a forward (split count and GQA packing); `varlen`: a variable-length
+// batch, which runs the plain forward. The launcher's plan and the prediction's.
+inline Fa2SplitKv fa2_decode_plan_for(const AttnParams& p, bool varlen,
+                                      const Fa2DecodeInputs& in) {
+  Fa2SplitKv plan;
+  if (!fa2_head_dim_supported(p.D) || varlen) return plan;
+  const bool tile_fits =
+      choose_fwd_tile(p.D, attn_masked(p), true, in.smem_limit) == Fa2FwdTile::kSmallGrid;
+  plan.pack_gqa = fa2_choose_gqa_pack(p, tile_fits, in.gqa_pack);
+  plan.n_splits = fa2_choose_num_splits(p, in.num_sms, tile_fits, in.forced_splits, plan.pack_gqa);
+  return plan;
+}
+
+// Bytes of the split workspace the forward of `p` allocates under `in` (0 without one); a
+// paged case (attn_paged: page_size set) counts like the launcher's, whose table is staged.
+inline std::int64_t fa2_decode_workspace_bytes(const AttnParams& p, bool varlen,
+                                               const Fa2DecodeInputs& in) {
+  return fa2_plan_workspace_bytes(p, fa2_decode_plan_for(p, varlen, in));
 }
 
 }  // namespace fa2b

@@ -34,6 +34,25 @@ std::int64_t scratch_floats(int D) {
   return (n + 15) / 16 * 16;
 }
 
+}  // namespace
+
+CpuFlashScratch cpu_flash_scratch(const Case& c, int threads) {
+  // No more scratch than there are work items: small cases on many cores stay small.
+  std::int64_t items = c.B * c.H * ((c.T_q + kBr - 1) / kBr);
+  std::int64_t per_thread = scratch_floats(static_cast<int>(c.D));
+  if (runs_backward(c.mode)) {  // the backward's key-tile pass has its own items, larger tiles
+    items = std::max<std::int64_t>(items, c.B * c.H_kv * ((c.T_k + kBc - 1) / kBc));
+    per_thread = std::max(per_thread, cpu::flash_backward_scratch_floats(static_cast<int>(c.D)));
+  }
+  CpuFlashScratch out;
+  out.threads =
+      static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(threads, items)));
+  out.per_thread_floats = per_thread;
+  return out;
+}
+
+namespace {
+
 class CpuFlashBackend final : public Backend {
  public:
   std::string_view name() const override { return "cpu-flash"; }
@@ -42,20 +61,12 @@ class CpuFlashBackend final : public Backend {
 
   void prepare(const Case& c, const AttnParams& p, MemoryTracker& tracker) override {
     release();
-    // No more scratch than there are work items: small cases on many cores stay small.
-    std::int64_t items = static_cast<std::int64_t>(p.B) * p.H * ((p.T_q + kBr - 1) / kBr);
-    std::int64_t per_thread = scratch_floats(p.D);
-    const bool backward = runs_backward(c.mode);
-    if (backward) {  // the backward's key-tile pass has its own item count and larger tiles
-      items = std::max<std::int64_t>(
-          items, static_cast<std::int64_t>(p.B) * p.H_kv * ((p.T_k + kBc - 1) / kBc));
-      per_thread = std::max(per_thread, cpu::flash_backward_scratch_floats(p.D));
-    }
-    threads_ = static_cast<int>(
-        std::max<std::int64_t>(1, std::min<std::int64_t>(cpu::thread_count(), items)));
+    const CpuFlashScratch plan = cpu_flash_scratch(c, cpu::thread_count());
+    threads_ = plan.threads;
     D_ = p.D;
-    per_thread_ = per_thread;
-    const auto bytes = static_cast<std::size_t>(threads_ * per_thread) * sizeof(float);
+    per_thread_ = plan.per_thread_floats;
+    const auto bytes = static_cast<std::size_t>(plan.bytes());
+    const bool backward = runs_backward(c.mode);
     TrackedBuffer scratch(tracker, bytes, "cpu-flash tile scratch");
     if (backward) {
       const auto rows = static_cast<std::size_t>(p.B) * static_cast<std::size_t>(p.H) *

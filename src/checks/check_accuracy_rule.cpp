@@ -7,28 +7,36 @@
 
 namespace fa2b::checks {
 
-Verdict evaluate_accuracy_rule(const CheckSpec& spec, const std::vector<CaseResult>& results) {
+Verdict evaluate_accuracy_rule(const CheckSpec& spec, const std::vector<CaseResult>& results,
+                               const CheckContext& ctx) {
   Verdict v = start_verdict(spec, "<= 1");
   const std::string metric = spec.metric.empty() ? "max_abs_err" : spec.metric;
   const std::string baseline = spec.baseline.empty() ? "naive" : spec.baseline;
   const auto selected = select(spec, results);
   if (selected.empty()) return error_verdict(v, no_match_detail(spec.select));
+  if (const std::string why = where_unjudgeable(spec, ctx); !why.empty())
+    return error_verdict(v, why);
 
+  PairFilter filter;
+  bool any_subject = false;
   std::string first_problem;
   std::size_t compared = 0, problems = 0, failing = 0;
   const CaseResult* worst_case = nullptr;
   double worst_value = kNaN, worst_metric = kNaN, worst_bound = kNaN;
   for (const CaseResult* r : selected) {
     if (is_backend(r->c, baseline)) continue;  // the baseline is the yardstick, not a subject
-    ++compared;
+    any_subject = true;
     auto problem = [&](std::string why) {
       if (problems++ == 0) first_problem = std::move(why);
     };
     const CaseResult* base = find_partner(r->c, baseline, results);
     if (!base) {
+      ++compared;
       problem(fmt::format("no {} case with the shape of {}", baseline, r->c.id()));
       continue;
     }
+    if (!filter.keep(spec, ctx, *r, *base)) continue;
+    ++compared;
     const MetricOrWhy m = metric_of(*r, metric);
     const MetricOrWhy b = metric_of(*base, metric);
     if (!m.value || !b.value) {
@@ -50,9 +58,13 @@ Verdict evaluate_accuracy_rule(const CheckSpec& spec, const std::vector<CaseResu
       worst_bound = bound;
     }
   }
-  if (compared == 0) {
+  if (!any_subject) {
     return error_verdict(v, fmt::format("the selection {} holds only {} cases",
                                         describe_selector(spec.select), baseline));
+  }
+  const std::size_t need = spec.pairs == "both_ran" ? static_cast<std::size_t>(spec.min_pairs) : 1;
+  if (problems == 0 && compared < need && (filter.dropped() > 0 || spec.pairs == "both_ran")) {
+    return skipped_verdict(v, filter.why_none(spec, ctx, compared));
   }
   if (problems > 0) {
     return error_verdict(v, fmt::format("{}{}; {} of {} cases could not be compared", first_problem,
@@ -65,6 +77,7 @@ Verdict evaluate_accuracy_rule(const CheckSpec& spec, const std::vector<CaseResu
                          num(worst_metric), spec.factor, baseline, spec.atol, num(worst_bound));
   v.detail += pass ? " (" + plural(compared, "case") + ")"
                    : fmt::format(" ({} of {} cases over the bound)", failing, compared);
+  v.detail += filter.note();
   return v;
 }
 

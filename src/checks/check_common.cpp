@@ -139,6 +139,70 @@ MetricOrWhy metric_of(const CaseResult& r, const std::string& metric) {
   return m;
 }
 
+bool where_keeps(const CheckSpec& spec, const CheckContext& ctx, std::int64_t predicted) {
+  if (spec.where.empty() || !ctx.capacity_bytes) return true;
+  const bool fits = predicted <= *ctx.capacity_bytes;
+  return spec.where == "fits" ? fits : !fits;
+}
+
+std::string where_unjudgeable(const CheckSpec& spec, const CheckContext& ctx) {
+  if (spec.where.empty() || ctx.capacity_bytes) return {};
+  return fmt::format(
+      "\"where\": \"{}\" needs the memory the cases ran with, and these results record no "
+      "device.capacity_bytes (written before device-relative checks existed): run the sweep "
+      "again",
+      spec.where);
+}
+
+std::string where_text(const CheckSpec& spec, const CheckContext& ctx) {
+  if (spec.where.empty() || !ctx.capacity_bytes) return {};
+  const double gib = static_cast<double>(*ctx.capacity_bytes) / (1024.0 * 1024.0 * 1024.0);
+  const std::string source = ctx.capacity_source == "memory_budget"   ? "--memory-budget"
+                             : ctx.capacity_source == "host_memory"   ? "host memory"
+                             : ctx.capacity_source == "device_memory" ? "device memory"
+                             : ctx.capacity_source == "device_memory_assumed"
+                                 ? "device memory, assumed: the file predates capacity_bytes"
+                                 : ctx.capacity_source;
+  return fmt::format("{} {} ({} bytes, {})", spec.where == "fits" ? "fits" : "exceeds",
+                     gib >= 10 ? fmt::format("{:.0f} GiB", gib) : fmt::format("{:.3g} GiB", gib),
+                     *ctx.capacity_bytes, source);
+}
+
+bool did_not_run(Status s) {
+  return s == Status::oom || s == Status::unsupported;
+}
+
+std::optional<Verdict> target_skip(const CheckSpec& spec, const CheckContext& ctx) {
+  if (spec.target.empty() || ctx.target.empty() || spec.target == ctx.target) return std::nullopt;
+  Verdict v = start_verdict(spec, "target " + spec.target);
+  v.verdict = VerdictKind::skipped;
+  v.detail = fmt::format("n/a on this device: the check is about the {} target and these results "
+                         "ran on the {} target",
+                         spec.target, ctx.target);
+  return v;
+}
+
+Verdict skipped_verdict(Verdict v, const std::string& why) {
+  v.verdict = VerdictKind::skipped;
+  v.detail = "n/a on this device: " + why;
+  return v;
+}
+
+std::vector<const CaseResult*> select_where(const CheckSpec& spec, const CheckContext& ctx,
+                                            const std::vector<CaseResult>& results,
+                                            std::size_t& outside) {
+  outside = 0;
+  std::vector<const CaseResult*> out;
+  for (const CaseResult* r : select(spec, results)) {
+    if (where_keeps(spec, ctx, r->memory.predicted_bytes)) {
+      out.push_back(r);
+    } else {
+      ++outside;
+    }
+  }
+  return out;
+}
+
 std::string plural(std::size_t n, const std::string& word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }

@@ -9,15 +9,42 @@
 #include "config/config.h"
 #include "core/result.h"
 
+#include "checks/checks.h"
+
 namespace fa2b::checks {
 
 // One check kind's evaluation over measured results.
-Verdict evaluate_threshold(const CheckSpec& spec, const std::vector<CaseResult>& results);
-Verdict evaluate_ratio(const CheckSpec& spec, const std::vector<CaseResult>& results);
-Verdict evaluate_growth(const CheckSpec& spec, const std::vector<CaseResult>& results);
-Verdict evaluate_status(const CheckSpec& spec, const std::vector<CaseResult>& results);
-Verdict evaluate_accuracy_rule(const CheckSpec& spec, const std::vector<CaseResult>& results);
+Verdict evaluate_threshold(const CheckSpec& spec, const std::vector<CaseResult>& results,
+                           const CheckContext& ctx);
+Verdict evaluate_ratio(const CheckSpec& spec, const std::vector<CaseResult>& results,
+                       const CheckContext& ctx);
+Verdict evaluate_growth(const CheckSpec& spec, const std::vector<CaseResult>& results,
+                        const CheckContext& ctx);
+Verdict evaluate_status(const CheckSpec& spec, const std::vector<CaseResult>& results,
+                        const CheckContext& ctx);
+Verdict evaluate_accuracy_rule(const CheckSpec& spec, const std::vector<CaseResult>& results,
+                               const CheckContext& ctx);
 Verdict evaluate_plan(const CheckSpec& spec, const std::vector<Case>& cases);
+
+// Device-relative selection (`where`, config.h). Whether a case whose plan predicts `predicted`
+// bytes is kept; true when the spec has no `where`.
+bool where_keeps(const CheckSpec& spec, const CheckContext& ctx, std::int64_t predicted);
+// Why `where` cannot be judged (no capacity recorded); empty when it can or the spec has none.
+std::string where_unjudgeable(const CheckSpec& spec, const CheckContext& ctx);
+// "fits 80 GiB (device memory)", for details.
+std::string where_text(const CheckSpec& spec, const CheckContext& ctx);
+// A case that did not run on this device: oom or unsupported (never error or timeout, which
+// are failures a gate reports).
+bool did_not_run(Status s);
+// The `skipped` verdict of a check whose `target` is not the results' (a GPU speed claim on CPU
+// results); nullopt when the check applies. Results whose target is unknown are judged.
+std::optional<Verdict> target_skip(const CheckSpec& spec, const CheckContext& ctx);
+// Marks `v` skipped with "n/a on this device: <why>" and returns it.
+Verdict skipped_verdict(Verdict v, const std::string& why);
+// The selected cases that `where` keeps; `outside` counts those it drops.
+std::vector<const CaseResult*> select_where(const CheckSpec& spec, const CheckContext& ctx,
+                                            const std::vector<CaseResult>& results,
+                                            std::size_t& outside);
 
 // A verdict with name, kind and threshold filled in from the spec; verdict `error` until set.
 Verdict start_verdict(const CheckSpec& spec, std::string threshold);
@@ -85,6 +112,21 @@ Verdict threshold_verdict(Verdict v, const CheckSpec& spec, const BoundTally& t,
 // The verdict of a ratio check over `pairs` numerator cases: an error when there are none or
 // one has no ratio, else pass or fail by the worst ratio.
 Verdict ratio_verdict(Verdict v, const CheckSpec& spec, const BoundTally& t, std::size_t pairs);
+
+// The pairs of a ratio or accuracy_rule that `where` and `pairs: both_ran` leave out.
+struct PairFilter {
+  std::size_t outside = 0;            // a case of the pair is outside `where`
+  std::size_t did_not_run_pairs = 0;  // both_ran: a case of the pair is oom or unsupported
+  std::string first_did_not_run;      // "naive/... is oom (...)"
+  // Whether the pair (a, b) is judged; counts it otherwise.
+  bool keep(const CheckSpec& spec, const CheckContext& ctx, const CaseResult& a,
+            const CaseResult& b);
+  std::size_t dropped() const { return outside + did_not_run_pairs; }
+  // Why fewer than min_pairs pairs are left ("0 of 4 selected pairs ran on both sides ...").
+  std::string why_none(const CheckSpec& spec, const CheckContext& ctx, std::size_t counted) const;
+  // "; 2 pairs left out (did not run): ..." for a pass or fail detail; empty when none.
+  std::string note() const;
+};
 
 // "1 case", "3 cases".
 std::string plural(std::size_t n, const std::string& word);

@@ -55,13 +55,16 @@ struct Group {
 
 }  // namespace
 
-Verdict evaluate_growth(const CheckSpec& spec, const std::vector<CaseResult>& results) {
+Verdict evaluate_growth(const CheckSpec& spec, const std::vector<CaseResult>& results,
+                        const CheckContext& ctx) {
   Verdict v = start_verdict(spec, threshold_text(spec.op, spec.value));
   if (!known_op(spec.op)) return error_verdict(v, fmt::format("unknown op \"{}\"", spec.op));
   if (!known_axis(spec.axis))
     return error_verdict(v, fmt::format("unknown growth axis \"{}\"", spec.axis));
   const auto selected = select(spec, results);
   if (selected.empty()) return error_verdict(v, no_match_detail(spec.select));
+  if (const std::string why = where_unjudgeable(spec, ctx); !why.empty())
+    return error_verdict(v, why);
 
   const auto from = static_cast<std::int64_t>(spec.from);
   const auto to = static_cast<std::int64_t>(spec.to);
@@ -84,7 +87,7 @@ Verdict evaluate_growth(const CheckSpec& spec, const std::vector<CaseResult>& re
   }
 
   std::string first_problem;
-  std::size_t problems = 0, failing = 0;
+  std::size_t problems = 0, failing = 0, outside = 0;
   const CaseResult* worst_case = nullptr;
   double worst_value = kNaN;
   for (const std::string& key : order) {
@@ -92,6 +95,13 @@ Verdict evaluate_growth(const CheckSpec& spec, const std::vector<CaseResult>& re
     auto problem = [&](std::string why) {
       if (problems++ == 0) first_problem = std::move(why);
     };
+    // `where`: a group counts when each of its cases present is kept.
+    const bool kept = (!g.from || where_keeps(spec, ctx, g.from->memory.predicted_bytes)) &&
+                      (!g.to || where_keeps(spec, ctx, g.to->memory.predicted_bytes));
+    if (!kept) {
+      ++outside;
+      continue;
+    }
     if (!g.from || !g.to) {
       problem(fmt::format("{} has no partner at {} = {}", g.any->c.id(), spec.axis,
                           g.from ? to : from));
@@ -118,14 +128,19 @@ Verdict evaluate_growth(const CheckSpec& spec, const std::vector<CaseResult>& re
     return error_verdict(v, fmt::format("{}{}; {} of {} groups have no growth", first_problem,
                                         and_more(problems - 1), problems, groups.size()));
   }
+  if (!worst_case) {
+    return skipped_verdict(v, fmt::format("none of the {} selected groups {}", outside,
+                                          where_text(spec, ctx)));
+  }
   v.measured = worst_value;
   const bool pass = failing == 0;
   v.verdict = pass ? VerdictKind::pass : VerdictKind::fail;
   v.detail = fmt::format("worst {} growth {}={} / {}={} = {} at {}", spec.metric, spec.axis, to,
                          spec.axis, from, num(worst_value), worst_case->c.id());
   v.detail +=
-      pass ? " (" + plural(groups.size(), "group") + ")"
-           : fmt::format(" ({} of {} groups outside {})", failing, groups.size(), v.threshold);
+      pass ? " (" + plural(groups.size() - outside, "group") + ")"
+           : fmt::format(" ({} of {} groups outside {})", failing, groups.size() - outside,
+                         v.threshold);
   return v;
 }
 

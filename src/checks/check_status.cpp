@@ -6,16 +6,27 @@
 
 namespace fa2b::checks {
 
-Verdict evaluate_status(const CheckSpec& spec, const std::vector<CaseResult>& results) {
-  Verdict v = start_verdict(spec, "status == " + spec.expect);
+Verdict evaluate_status(const CheckSpec& spec, const std::vector<CaseResult>& results,
+                        const CheckContext& ctx) {
+  Verdict v = start_verdict(
+      spec, "status == " + spec.expect + (spec.where.empty() ? "" : " where " + spec.where));
   const auto expect = parse_status(spec.expect);
   if (!expect) {
     return error_verdict(v, fmt::format("unknown status \"{}\" (ok, unsupported, oom, error, "
                                         "timeout)",
                                         spec.expect));
   }
-  const auto selected = select(spec, results);
-  if (selected.empty()) return error_verdict(v, no_match_detail(spec.select));
+  if (select(spec, results).empty()) return error_verdict(v, no_match_detail(spec.select));
+  if (const std::string why = where_unjudgeable(spec, ctx); !why.empty())
+    return error_verdict(v, why);
+  std::size_t outside = 0;
+  const auto selected = select_where(spec, ctx, results, outside);
+  if (selected.empty()) {
+    return skipped_verdict(v, fmt::format("none of the {} selected cases {}", outside,
+                                          where_text(spec, ctx)));
+  }
+  const std::string scope =
+      spec.where.empty() ? std::string() : " (" + where_text(spec, ctx) + ")";
 
   std::size_t mismatches = 0;
   std::string first;
@@ -29,11 +40,12 @@ Verdict evaluate_status(const CheckSpec& spec, const std::vector<CaseResult>& re
   v.measured = static_cast<double>(mismatches);
   if (mismatches == 0) {
     v.verdict = VerdictKind::pass;
-    v.detail = fmt::format("all {} selected cases are {}", selected.size(), spec.expect);
+    v.detail =
+        fmt::format("all {} selected cases{} are {}", selected.size(), scope, spec.expect);
   } else {
     v.verdict = VerdictKind::fail;
-    v.detail = fmt::format("{}{}; {} of {} cases mismatch", first, and_more(mismatches - 1),
-                           mismatches, selected.size());
+    v.detail = fmt::format("{}{}; {} of {} cases{} mismatch", first, and_more(mismatches - 1),
+                           mismatches, selected.size(), scope);
   }
   return v;
 }

@@ -231,7 +231,7 @@ void apply_gate(const std::vector<GateProblem>& problems, const std::vector<Chec
 }
 
 std::vector<GateProblem> judge_result_set(ResultSet& rs, const Config& config) {
-  rs.checks = evaluate_checks(config.checks, rs.cases);
+  rs.checks = evaluate_checks(config.checks, rs.cases, rs.device);
   defer_cross_shard_checks(rs, config, rs.checks);
   explain_filtered_selections(rs, config, rs.checks);
   // The gates' one rule: cases in error/timeout (unless the config allows them), or ok cases
@@ -245,7 +245,7 @@ std::vector<GateProblem> judge_result_set(ResultSet& rs, const Config& config) {
 
 std::vector<GateProblem> judge_result_set(const ModelResultSet& rs, const Config& config,
                                           std::vector<Verdict>& verdicts) {
-  verdicts = evaluate_model_checks(config.checks, rs.cases);
+  verdicts = evaluate_model_checks(config.checks, rs.cases, rs.device);
   std::vector<GateProblem> problems =
       audit_result_set(rs, &config, GateOptions{config.allow_case_errors, false});
   apply_gate(problems, config.checks, verdicts);

@@ -3,11 +3,32 @@
 
 #include "cli/commands.h"
 #include "cli/tables.h"
+#include "core/gpu_peaks.h"
 #include "runtime/device_info.h"
 #include "runtime/gpu_state_probe.h"
 
 namespace fa2b {
 namespace {
+
+// "capacity 79.6 GiB (85520809984 bytes)  peak dense bf16 989.5 TFLOP/s, fp16 989.5 TFLOP/s,
+// bandwidth 3350 GB/s (H100 SXM, vendor data sheet)" or the reason there is no peak.
+std::string peaks_line(const nlohmann::json& d) {
+  std::string out;
+  if (d.contains("capacity_bytes")) {
+    const auto bytes = d["capacity_bytes"].get<std::int64_t>();
+    out = fmt::format("capacity {} ({} bytes)", human_bytes(static_cast<double>(bytes)), bytes);
+  }
+  if (d.contains("peak_tflops") && d.contains("peak_bw_gbs")) {
+    const auto& t = d["peak_tflops"];
+    out += fmt::format("  peak dense bf16 {} TFLOP/s, fp16 {} TFLOP/s, bandwidth {} GB/s{}",
+                       t.value("bf16", 0.0), t.value("fp16", 0.0), d["peak_bw_gbs"].get<double>(),
+                       d.contains("peaks_source") ? " (" + d["peaks_source"].get<std::string>() + ")"
+                                                  : std::string());
+  } else if (d.contains("peaks_absent")) {
+    out += "  peaks: " + d["peaks_absent"].get<std::string>();
+  }
+  return out;
+}
 
 int run_devices(bool json) {
   std::string why;
@@ -15,7 +36,9 @@ int run_devices(bool json) {
   if (json) {
     nlohmann::json out = {{"host", host_block()}, {"gpus", nlohmann::json::array()}};
     for (const GpuInfo& g : gpus) {
-      nlohmann::json gpu = to_json(g);
+      // The memory capacity device-relative checks judge by, and the peaks normalisation
+      // divides by (peak_tflops {fp16, bf16}, peak_bw_gbs; or peaks_absent).
+      nlohmann::json gpu = with_capacity(with_device_peaks(to_json(g)), 0);
       GpuStatus status;
       std::string absent;
       if (read_gpu_status(g.pci_bus, status, &absent)) {
@@ -30,7 +53,8 @@ int run_devices(bool json) {
     return kExitOk;
   }
   if (gpus.empty()) {
-    fmt::print("no CUDA device: {}\nCPU target: {} threads\n", why, cpu_threads());
+    fmt::print("no CUDA device: {}\nCPU target: {} threads, {}\n", why, cpu_threads(),
+               peaks_line(with_capacity(cpu_device_block(), 0)));
     return kExitOk;
   }
   for (const GpuInfo& g : gpus) {
@@ -42,6 +66,8 @@ int run_devices(bool json) {
         human_bytes(static_cast<double>(g.l2_bytes)), g.sm_clock_mhz, g.mem_clock_mhz,
         g.mem_bus_bits, g.driver, g.runtime, g.pci_bus,
         g.cc_major < 8 ? "  (our kernels need compute capability 8.0 or newer)" : "");
+    // What results name for normalisation (% of peak) and what `where: fits` compares with.
+    fmt::print("    {}\n", peaks_line(with_capacity(with_device_peaks(to_json(g)), 0)));
     // The state now (NVML), which the properties above do not show: a card held at its power
     // cap or throttled by heat gives slower numbers than its clocks promise.
     GpuStatus status;

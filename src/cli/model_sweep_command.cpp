@@ -23,6 +23,7 @@
 #include "model/model_runner.h"
 #include "report/report.h"
 #include "runner/sweep_runner.h"
+#include "core/gpu_peaks.h"
 #include "runtime/device_info.h"
 
 namespace fa2b {
@@ -87,7 +88,12 @@ int run_model_sweep(const SweepArgs& a, const Config& config, std::int64_t budge
       {"config_name", config.name},
       {"config_sha256", config.sha256},
       {"target", cuda ? "cuda" : "cpu"},
-      {"device", cuda ? to_json(gpus[static_cast<std::size_t>(a.device)]) : cpu_device_block()},
+      // The peaks and the memory the cases must fit (capacity_bytes: --memory-budget, else
+      // the device's memory), which `where: fits/exceeds` checks judge by.
+      {"device", with_capacity(with_device_peaks(cuda ? to_json(gpus[static_cast<std::size_t>(
+                                                            a.device)])
+                                                      : cpu_device_block()),
+                               budget)},
       {"conventions", model::model_conventions_json()},
       {"cases", cases},
       {"interrupted", interrupted},

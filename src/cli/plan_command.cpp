@@ -9,6 +9,7 @@
 #include "cli/load_config_or_report.h"
 #include "cli/model_commands.h"
 #include "cli/tables.h"
+#include "backends/predicted_memory.h"
 #include "core/backend_catalog.h"
 #include "core/paged_kv.h"
 #include "core/seq_lengths.h"
@@ -16,6 +17,7 @@
 #include "io/atomic_file.h"
 #include "io/json_input.h"
 #include "io/results_json.h"
+#include "fa2/fa2_tile_choice.h"
 #include "runtime/device_info.h"
 
 namespace fa2b {
@@ -27,7 +29,44 @@ struct PlanArgs {
   std::vector<std::string> set;
   std::vector<std::string> backends;
   std::string cases_json;
+  int device = -1;  // --device N: that GPU's multiprocessors and shared memory
+  int sms = 0;      // --sms N: a GPU of N multiprocessors (sm_90 shared memory), no GPU needed
 };
+
+// The device the predictions are for: --sms N (no GPU needed), --device N, else the first
+// local GPU, else a CUDA device of unknown multiprocessors (fa2's split-KV workspace is then
+// named as left out). `what` describes it; false (printed) when --device names no GPU.
+bool plan_device(const PlanArgs& a, TargetInfo& t, std::string& what) {
+  t = TargetInfo{};
+  t.cuda = true;
+  if (a.sms > 0) {
+    t.sms = a.sms;
+    t.smem_per_block_optin = kSmemOptinSm90;
+    what = fmt::format("{} SMs (--sms), {} KiB shared memory per block", a.sms,
+                       kSmemOptinSm90 / 1024);
+    return true;
+  }
+  std::string why;
+  const auto gpus = list_gpus(&why);
+  if (a.device >= 0) {
+    if (a.device >= static_cast<int>(gpus.size())) {
+      fmt::print(stderr, "fa2bench: --device {}: no such CUDA device ({})\n", a.device,
+                 gpus.empty() ? why : fmt::format("{} found", gpus.size()));
+      return false;
+    }
+    t = target_info(gpus[static_cast<std::size_t>(a.device)]);
+    what = fmt::format("{} ({} SMs)", gpus[static_cast<std::size_t>(a.device)].name, t.sms);
+    return true;
+  }
+  if (!gpus.empty()) {
+    t = target_info(gpus.front());
+    what = fmt::format("{} ({} SMs)", gpus.front().name, t.sms);
+    return true;
+  }
+  what = "multiprocessors unknown (no GPU; --sms N or --device N makes fa2's split-KV "
+         "workspace exact)";
+  return true;
+}
 
 // The expanded cases as JSON, for tools that run the same grid elsewhere
 // (scripts/torch_sdpa_baseline.py; transformer cases, "scope": "transformer", for
@@ -124,14 +163,21 @@ int run_plan(const PlanArgs& a) {
   }
 
   if (!config->model_cases.empty()) return print_model_plan(*config, memory, memory_from);
-  fmt::print("plan for {} ({} cases), memory {} ({})\n", config->path, config->cases.size(),
-             human_bytes(static_cast<double>(memory)), memory_from);
+  TargetInfo device;
+  std::string device_text;
+  if (!plan_device(a, device, device_text)) return kExitUsage;
+  fmt::print("plan for {} ({} cases), memory {} ({}), device {}\n", config->path,
+             config->cases.size(), human_bytes(static_cast<double>(memory)), memory_from,
+             device_text);
+  std::vector<std::string> excluded;
   bool training = false;
   for (const Case& c : config->cases) training = training || runs_backward(c.mode);
   fmt::print("{:<11} {:<48} {:>10} {:>10} {:>11} {:>11} {:>11} {:>11} {:>6}\n", "backend", "shape",
              "GFLOP", "inputs", "S (dtype)", "flash m,l,O", "saved", "predicted", "fits");
   for (const Case& c : config->cases) {
-    const MemoryStats m = predicted_memory(c);
+    const MemoryStats m = predicted_memory_on(c, device);
+    for (const std::string& e : m.predicted_excludes)
+      if (std::find(excluded.begin(), excluded.end(), e) == excluded.end()) excluded.push_back(e);
     // The saved column is empty for forward cases: nothing is kept for a backward.
     const std::string saved =
         runs_backward(c.mode) ? human_bytes(static_cast<double>(m.saved_bytes)) : "-";
@@ -140,8 +186,16 @@ int run_plan(const PlanArgs& a) {
                human_bytes(static_cast<double>(io_bytes(c) + grad_io_bytes(c))),
                human_bytes(static_cast<double>(score_matrix_bytes(c, dtype_bytes(c.dtype)))),
                human_bytes(static_cast<double>(flash_state_bytes(c))), saved,
-               human_bytes(static_cast<double>(m.predicted_bytes)),
+               human_bytes(static_cast<double>(m.predicted_bytes)) +
+                   (m.predicted_excludes.empty() ? "" : "*"),
                m.predicted_bytes <= memory ? "yes" : "NO");
+  }
+  for (const std::string& e : excluded) {
+    fmt::print("* predicted leaves out the {}{}\n", e,
+               e == kFa2SplitWorkspaceExcluded
+                   ? " of fa2's decode path, which depends on the device's multiprocessors: "
+                     "--sms N or --device N predicts it"
+                   : " (cuDNN's plans size theirs only once built; tracked, not predicted)");
   }
   print_varlen_plan(config->cases);
   print_paged_plan(config->cases);
@@ -197,6 +251,13 @@ void add_plan_command(CLI::App& app, int& exit_code) {
          "--backends", args->backends,
          fmt::format("Replace every sweep's backends ({})", fmt::join(known_backend_names(), ", ")))
       ->delimiter(',');
+  cmd->add_option("--device", args->device,
+                  "Predict for this CUDA device's multiprocessors and shared memory (fa2's "
+                  "split-KV workspace); default: the first GPU found");
+  cmd->add_option("--sms", args->sms,
+                  "Predict for a GPU of this many multiprocessors (sm_90 shared memory), without "
+                  "a GPU: 132 for an H100 SXM or H200, 114 for an H100 PCIe, 108 for an A100")
+      ->check(CLI::Range(1, 100000));
   cmd->add_option("--cases-json", args->cases_json,
                   "Also write the expanded cases (params, measure settings) as JSON here");
   cmd->callback([args, &exit_code] { exit_code = run_plan(*args); });

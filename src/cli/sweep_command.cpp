@@ -273,6 +273,7 @@ int run_sweep_command(SweepArgs a, const ConfigRewrite& rewrite, bool* reports_w
   write_results_json(rs, (out / "results.json").string());
   if (reports_written) *reports_written = true;
   write_results_csv(rs, (out / "results.csv").string());
+  write_checks_csv(rs, (out / "checks.csv").string());
   write_summary_md(rs, (out / "summary.md").string(), a.baseline);
   if (!a.junit.empty()) write_junit(rs, a.junit);
   if (!a.summary_md.empty()) write_summary_md(rs, a.summary_md, a.baseline);

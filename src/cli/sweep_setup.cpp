@@ -140,7 +140,8 @@ std::unique_ptr<SweepExecution> set_up_execution(const SweepArgs& a, std::int64_
     }
     if (!ex->platform) ex->platform = make_host_platform();
     ex->platform->tracker().set_budget(budget);
-    ex->target = {ex->platform->target(), ex->platform->device_block()};
+    ex->target = {ex->platform->target(),
+                  with_capacity(ex->platform->device_block(), budget)};
     ex->executor = make_in_process_executor(*ex->platform, dump);
     exit_code = kExitOk;
     return ex;
@@ -155,6 +156,7 @@ std::unique_ptr<SweepExecution> set_up_execution(const SweepArgs& a, std::int64_
     slots.assign(static_cast<std::size_t>(std::max(1, a.cpu_workers)), -1);
     ex->target.device_block = cpu_device_block();
   }
+  ex->target.device_block = with_capacity(std::move(ex->target.device_block), budget);
   std::error_code ec;
   const auto out = std::filesystem::absolute(a.out, ec);  // children may run elsewhere
   ex->work_dir =

@@ -51,19 +51,22 @@ void print_verdict_table(const std::vector<Verdict>& verdicts) {
                num(v.measured, "{:.4g}"), v.threshold);
     if (v.verdict != VerdictKind::pass && !v.detail.empty()) fmt::print("    {}\n", v.detail);
   }
-  int pass = 0, deferred = 0;
+  int pass = 0, deferred = 0, skipped = 0;
   for (const Verdict& v : verdicts) {
     pass += v.verdict == VerdictKind::pass ? 1 : 0;
     deferred += v.verdict == VerdictKind::deferred ? 1 : 0;
+    skipped += v.verdict == VerdictKind::skipped ? 1 : 0;
   }
-  fmt::print("{} of {} checks passed", pass, verdicts.size() - deferred);
+  fmt::print("{} of {} checks passed", pass, verdicts.size() - deferred - skipped);
+  if (skipped > 0) fmt::print(", {} skipped (premise does not hold on this device)", skipped);
   if (deferred > 0) fmt::print(" ({} deferred to the merge of the shards)", deferred);
   fmt::print("\n");
 }
 
 int verdict_exit_code(const std::vector<Verdict>& verdicts) {
   for (const Verdict& v : verdicts)
-    if (v.verdict != VerdictKind::pass && v.verdict != VerdictKind::deferred)
+    if (v.verdict != VerdictKind::pass && v.verdict != VerdictKind::deferred &&
+        v.verdict != VerdictKind::skipped)
       return kExitCheckFailed;
   return kExitOk;
 }

@@ -202,7 +202,7 @@ MergeOutcome merge_results(const std::vector<MergeInput>& inputs, const MergeOpt
   };
   std::stable_sort(m.cases.begin(), m.cases.end(),
                    [&](const CaseResult& a, const CaseResult& b) { return rank(a) < rank(b); });
-  m.checks = evaluate_checks(config.checks, m.cases);
+  m.checks = evaluate_checks(config.checks, m.cases, m.device);
   explain_filtered_selections(m, config, m.checks);
   out.checks_evaluated = true;
   judge_by_gate(m, &config, GateOptions{config.allow_case_errors, options.allow_partial},

@@ -22,6 +22,14 @@ const std::vector<std::string>& check_kinds() {
 
 std::vector<std::string> allowed_check_keys(const std::string& kind) {
   std::vector<std::string> keys = {"name", "kind", "description", "select"};
+  if (kind != "plan") {
+    keys.push_back("where");
+    keys.push_back("target");
+  }
+  if (kind == "ratio" || kind == "accuracy_rule") {
+    keys.push_back("pairs");
+    keys.push_back("min_pairs");
+  }
   auto add = [&](std::initializer_list<const char*> more) {
     for (const char* k : more) keys.push_back(k);
   };
@@ -291,6 +299,31 @@ std::vector<CheckSpec> parse_checks(const json& raw, const std::vector<Case>& ca
       if (auto e = get_name_in(ch["expect"], {"ok", "unsupported", "oom", "error", "timeout"},
                                "status", ptr(cp, "expect"), own)) {
         spec.expect = *e;
+      }
+    }
+    if (!kind.empty() && kind != "plan" && ch.contains("where")) {
+      if (auto w = get_name_in(ch["where"], {"fits", "exceeds"}, "where (device-relative selection)",
+                               ptr(cp, "where"), own)) {
+        spec.where = *w;
+      }
+    }
+    if (!kind.empty() && kind != "plan" && ch.contains("target")) {
+      if (auto t = get_name_in(ch["target"], {"cuda", "cpu"}, "target", ptr(cp, "target"), own)) {
+        spec.target = *t;
+      }
+    }
+    if ((kind == "ratio" || kind == "accuracy_rule") && ch.contains("pairs")) {
+      if (auto pr = get_name_in(ch["pairs"], {"both_ran"}, "pairs rule", ptr(cp, "pairs"), own)) {
+        spec.pairs = *pr;
+      }
+    }
+    if ((kind == "ratio" || kind == "accuracy_rule") && ch.contains("min_pairs")) {
+      if (!ch.contains("pairs")) {
+        own.add(ptr(cp, "min_pairs"),
+                "min_pairs needs \"pairs\": \"both_ran\" (without it every selected pair must "
+                "have run)");
+      } else if (auto n = get_positive_int(ch["min_pairs"], ptr(cp, "min_pairs"), own)) {
+        spec.min_pairs = static_cast<int>(std::min<std::int64_t>(*n, 1 << 30));
       }
     }
     if (kind == "plan" && ch.contains("divide_by")) {

@@ -47,6 +47,19 @@ struct CheckSpec {
   // accuracy_rule: metric(case) <= factor * metric(baseline backend, same shape) + atol.
   std::string baseline;
   double factor = 2.0, atol = 1e-5;
+  // Device-relative selection (every kind but plan): "fits" keeps the cases whose predicted
+  // bytes fit the memory the results were run with (device.capacity_bytes: --memory-budget, or
+  // the device's memory), "exceeds" those beyond it; "" keeps all. A ratio or accuracy_rule
+  // keeps a pair when both of its cases pass. An empty result: verdict `skipped`.
+  std::string where;
+  // ratio, accuracy_rule: "both_ran" judges only the pairs whose two cases ran (neither `oom`
+  // nor `unsupported`; a case in error or timeout still makes the verdict `error`) and gives
+  // `skipped` when fewer than min_pairs remain; "" (default) needs every pair to have run.
+  std::string pairs;
+  int min_pairs = 1;
+  // Every kind but plan: "cuda" or "cpu", the target whose results the check is about (a GPU
+  // speed claim); on results of the other target its verdict is `skipped`. "": any target.
+  std::string target;
 };
 
 struct Config {

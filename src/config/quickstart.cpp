@@ -21,17 +21,20 @@ nlohmann::json quickstart_config_json() {
   ],
   "checks": [
     {"name": "fa2_matches_reference_fp16", "kind": "threshold", "metric": "max_abs_err",
-     "select": {"backend": "fa2", "dtype": "fp16"}, "op": "<", "value": 2e-3},
+     "select": {"backend": "fa2", "dtype": "fp16"}, "op": "<", "value": 2e-3, "where": "fits"},
+    {"name": "naive_runs_where_it_fits", "kind": "status", "expect": "ok", "where": "fits",
+     "select": {"backend": "naive"}},
     {"name": "fa2_peak_below_naive_at_512", "kind": "ratio", "metric": "peak_bytes",
-     "numerator": "naive", "denominator": "fa2", "select": {"T": 512}, "op": ">", "value": 1},
+     "numerator": "naive", "denominator": "fa2", "select": {"T": 512}, "op": ">", "value": 1,
+     "pairs": "both_ran", "min_pairs": 1},
     {"name": "fa2_memory_growth_128_to_512", "kind": "growth", "metric": "peak_bytes",
-     "select": {"backend": "fa2"}, "axis": "T", "from": 128, "to": 512, "op": "<=", "value": 6},
+     "select": {"backend": "fa2"}, "axis": "T", "from": 128, "to": 512, "op": "<=", "value": 6,
+     "where": "fits"},
     {"name": "flash_state_smaller_than_half_score_matrix", "kind": "plan",
      "metric": "flash_state_bytes", "divide_by": "score_matrix_bytes",
      "select": {"backend": "fa2", "T": 512}, "op": "<", "value": 0.5}
   ]
-}
-)json";
+})json";
   return parse_json_input(kText, "<built-in quickstart>");
 }
 

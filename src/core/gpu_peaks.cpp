@@ -34,6 +34,15 @@ const Row kRows[] = {
     // Same datasheet, H100 SXM ("NVIDIA H100 80GB HBM3"): FP16/BF16 1,979 TFLOPS sparse;
     // 3.35 TB/s.
     {{"H100"}, {}, {"H100 SXM", 989.5, 989.5, 3350}},
+    // NVIDIA H800 SXM5 (the H100 SXM's compute, export variant): FP16/BF16 1,979 TFLOPS
+    // sparse; 3.35 TB/s.
+    {{"H800"}, {}, {"H800 SXM", 989.5, 989.5, 3350}},
+    // NVIDIA H20 (Hopper, 96 GB HBM3): FP16/BF16 tensor 148 TFLOPS dense; 4.0 TB/s.
+    {{"H20"}, {}, {"H20", 148, 148, 4000}},
+    // NVIDIA A800 (the A100's compute, export variant): 312 TFLOPS dense; 80GB PCIe 1,935 GB/s,
+    // SXM 2,039 GB/s.
+    {{"A800", "PCIE"}, {}, {"A800 PCIe 80GB", 312, 312, 1935}},
+    {{"A800"}, {}, {"A800 SXM 80GB", 312, 312, 2039}},
     // NVIDIA A100 Tensor Core GPU datasheet: FP16/BF16 tensor 312 TFLOPS dense (624 sparse);
     // 80GB PCIe 1,935 GB/s, 80GB SXM 2,039 GB/s, 40GB (PCIe and SXM) 1,555 GB/s.
     {{"A100", "80GB", "PCIE"}, {}, {"A100 PCIe 80GB", 312, 312, 1935}},
@@ -44,6 +53,8 @@ const Row kRows[] = {
     {{"A10"}, {}, {"A10", 125, 125, 600}},
     // NVIDIA L40S datasheet: FP16/BF16 tensor 362.05 TFLOPS dense (733 sparse); 864 GB/s.
     {{"L40S"}, {}, {"L40S", 362.05, 362.05, 864}},
+    // NVIDIA L40 datasheet: FP16/BF16 tensor 181.05 TFLOPS dense (362.1 sparse); 864 GB/s.
+    {{"L40"}, {}, {"L40", 181.05, 181.05, 864}},
     // NVIDIA L4 Tensor Core GPU datasheet: FP16/BF16 tensor 242 TFLOPS sparse; 300 GB/s.
     {{"L4"}, {}, {"L4", 121, 121, 300}},
     // NVIDIA Ampere GA102 GPU architecture whitepaper, RTX 3090: FP16 tensor with FP32

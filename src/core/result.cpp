@@ -47,6 +47,8 @@ std::string_view to_string(VerdictKind v) {
       return "error";
     case VerdictKind::deferred:
       return "deferred";
+    case VerdictKind::skipped:
+      return "skipped";
   }
   return "?";
 }

@@ -39,6 +39,11 @@ struct MemoryStats {
   std::int64_t predicted_bytes = 0;  // shape algebra's prediction of peak_bytes
   std::int64_t saved_bytes = 0;      // shape algebra: what the forward keeps for the backward
   std::int64_t requested_bytes = 0;  // for status "oom": the allocation that failed
+  // What predicted_bytes leaves out although the case tracks it (results'
+  // memory.predicted_bytes_excludes): "cudnn workspace" (cuDNN's plans size theirs only once
+  // built), "fa2 split-KV workspace" where the device's multiprocessors are unknown. Empty:
+  // the prediction is the tracked peak of an ok case, byte for byte.
+  std::vector<std::string> predicted_excludes;
   // False when a loaded results file had no "memory" block: the zeros above are then unknown,
   // not measured, and no check or gate may read them as 0.
   bool recorded = true;
@@ -107,7 +112,11 @@ struct CaseResult {
 
 // deferred: a check of a shard (`sweep --shard I/N`) that selects cases of other shards; it is
 // shown and counted but judged only by `merge`, so it never fails a shard's exit code.
-enum class VerdictKind { pass, fail, error, deferred };
+// skipped: the check's premise does not hold on this device (a ratio over pairs where both
+// ran, with fewer than min_pairs such pairs; a `where: fits/exceeds` selection left empty); the
+// detail says why. Shown and counted, never a failure; a gate problem of a case it selects
+// (a crash, a missing case) still turns it into `error`.
+enum class VerdictKind { pass, fail, error, deferred, skipped };
 std::string_view to_string(VerdictKind);
 
 struct Verdict {

@@ -221,6 +221,8 @@ MemoryStats predicted_memory(const Case& c) {
   MemoryStats m;
   m.predicted_bytes = predicted_peak_bytes(c);
   m.saved_bytes = saved_bytes(c);
+  // cuDNN's plans size their own workspaces once built (tracked, not predicted).
+  if (c.backend == "cudnn") m.predicted_excludes.push_back(kCudnnWorkspaceExcluded);
   return m;
 }
 

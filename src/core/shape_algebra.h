@@ -77,7 +77,13 @@ inline constexpr std::int64_t kStandardCublasWorkspaceBytes = std::int64_t{32} <
 const std::vector<std::string>& plan_metric_names();
 std::optional<double> plan_metric_value(const Case& c, std::string_view name);
 
-// The predictions a result carries for every case, run or not: predicted_bytes, saved_bytes.
+// What a cudnn case's prediction leaves out (MemoryStats::predicted_excludes).
+inline constexpr const char* kCudnnWorkspaceExcluded = "cudnn workspace";
+
+// The predictions a result carries for every case, run or not: predicted_bytes, saved_bytes,
+// and what predicted_bytes leaves out (cudnn: its plans' workspaces). Device-independent: fa2's
+// split-KV workspace, which depends on the device's multiprocessors, is added by
+// backends/predicted_memory.h.
 MemoryStats predicted_memory(const Case& c);
 
 // Overflow guard: element count of the largest tensor or matrix a case implies fits in int64.

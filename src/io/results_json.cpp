@@ -150,6 +150,12 @@ J case_json(const CaseResult& r) {
                  {"workspace_bytes", r.memory.workspace_bytes},
                  {"predicted_bytes", r.memory.predicted_bytes},
                  {"requested_bytes", r.memory.requested_bytes}};
+  // What predicted_bytes leaves out (cudnn's plan workspaces); absent when it is exact.
+  if (!r.memory.predicted_excludes.empty()) {
+    J excludes = J::array();
+    for (const std::string& e : r.memory.predicted_excludes) excludes.push_back(e);
+    j["memory"]["predicted_bytes_excludes"] = excludes;
+  }
   j["accuracy"] = {{"checked", a.checked},
                    {"max_abs_err", number_json<J>(a.max_abs_err)},
                    {"mean_abs_err", number_json<J>(a.mean_abs_err)},
@@ -228,7 +234,11 @@ J conventions() {
       "training modes: predicted bytes the forward keeps for the backward; the float32 LSE "
       "(O is an output anyway and not counted), plus P in the input dtype for " +
       catalog_names_prose(materialises_scores);
-  j["predicted_bytes"] = "the shape algebra's prediction of peak_bytes";
+  j["predicted_bytes"] =
+      "the shape algebra's prediction of peak_bytes on the device that ran the case (fa2's "
+      "split-KV workspace from its multiprocessors included): equal to peak_bytes for every ok "
+      "case unless memory.predicted_bytes_excludes names what it leaves out (\"cudnn "
+      "workspace\": cuDNN's plans size theirs once built)";
   j["requested_bytes"] = "status oom: the size of the allocation that failed";
   j["accuracy"] =
       "float64 CPU reference on accuracy.rows_checked query rows; nonfinite counts the whole "
@@ -246,17 +256,19 @@ J summary(const ResultSet& rs) {
   s["cases"] = rs.cases.size();
   for (Status st : {Status::ok, Status::unsupported, Status::oom, Status::error, Status::timeout})
     s[std::string(to_string(st))] = by_status[static_cast<int>(st)];
-  std::size_t pass = 0, fail = 0, error = 0, deferred = 0;
+  std::size_t pass = 0, fail = 0, error = 0, deferred = 0, skipped = 0;
   for (const Verdict& v : rs.checks) {
     if (v.verdict == VerdictKind::pass) ++pass;
     if (v.verdict == VerdictKind::fail) ++fail;
     if (v.verdict == VerdictKind::error) ++error;
     if (v.verdict == VerdictKind::deferred) ++deferred;
+    if (v.verdict == VerdictKind::skipped) ++skipped;
   }
   s["checks_pass"] = pass;
   s["checks_fail"] = fail;
   s["checks_error"] = error;
   s["checks_deferred"] = deferred;
+  s["checks_skipped"] = skipped;
   return s;
 }
 

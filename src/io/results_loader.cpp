@@ -393,6 +393,12 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
     rd.opt_count(*m, mem, "predicted_bytes", r.memory.predicted_bytes);
     rd.opt_count(*m, mem, "requested_bytes", r.memory.requested_bytes);
     rd.opt_count(*m, mem, "saved_bytes", r.memory.saved_bytes);
+    if (const json* ex = rd.opt_array(*m, mem, "predicted_bytes_excludes")) {
+      for (std::size_t i = 0; i < ex->size(); ++i) {
+        r.memory.predicted_excludes.push_back(
+            rd.to_string((*ex)[i], mem + "/predicted_bytes_excludes/" + std::to_string(i)));
+      }
+    }
   } else {
     r.memory.recorded = false;
   }
@@ -437,9 +443,11 @@ Verdict read_verdict(const Reader& rd, const json& j, const std::string& at) {
     v.verdict = VerdictKind::error;
   } else if (verdict == "deferred") {
     v.verdict = VerdictKind::deferred;
+  } else if (verdict == "skipped") {
+    v.verdict = VerdictKind::skipped;
   } else {
     rd.fail(at + "/verdict",
-            fmt::format("unknown verdict \"{}\" (pass, fail, error, deferred)", verdict));
+            fmt::format("unknown verdict \"{}\" (pass, fail, error, deferred, skipped)", verdict));
   }
   rd.opt_double(j, at, "measured", v.measured, Reader::Range::any);  // a check's own quantity
   rd.opt_string(j, at, "threshold", v.threshold);

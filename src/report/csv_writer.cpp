@@ -118,4 +118,18 @@ void write_results_csv(const ResultSet& rs, const std::string& path) {
   write_text_file_atomic(path, results_csv_text(rs));
 }
 
+std::string checks_csv_text(const ResultSet& rs) {
+  std::string out = "name,kind,verdict,measured,threshold,detail\n";
+  for (const Verdict& v : rs.checks) {
+    out += csv_field(v.name) + ',' + csv_field(v.kind) + ',' +
+           csv_field(std::string(to_string(v.verdict))) + ',' + csv_number(v.measured) + ',' +
+           csv_field(v.threshold) + ',' + csv_field(v.detail) + '\n';
+  }
+  return out;
+}
+
+void write_checks_csv(const ResultSet& rs, const std::string& path) {
+  write_text_file_atomic(path, checks_csv_text(rs));
+}
+
 }  // namespace fa2b

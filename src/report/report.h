@@ -13,6 +13,9 @@ namespace fa2b {
 
 // Final files are written to "<path>.tmp" and renamed, so a crash never leaves half a file.
 void write_results_csv(const ResultSet& rs, const std::string& path);
+// One row per verdict: name, kind, verdict (pass, fail, error, deferred, skipped), measured,
+// threshold, detail.
+void write_checks_csv(const ResultSet& rs, const std::string& path);
 // Per shape: each backend's time, TFLOP/s and peak, with speedup and memory reduction
 // against `baseline` (a role or backend name), as the seed article's tables show them.
 void write_summary_md(const ResultSet& rs, const std::string& path,
@@ -33,6 +36,7 @@ std::string csv_number(double v);
 
 // The text each writer above puts in its file (for stdout output and tests).
 std::string results_csv_text(const ResultSet& rs);
+std::string checks_csv_text(const ResultSet& rs);
 std::string summary_md_text(const ResultSet& rs, const std::string& baseline = "naive");
 std::string junit_text(const ResultSet& rs);
 

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "backends/predicted_memory.h"
 #include "backends/shape_params.h"
 #include "common/numeric.h"
 #include "core/gpu_peaks.h"
@@ -270,7 +271,7 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
   r.target = platform.target();
   if (r.target == "cuda") r.device_index = platform.device_block().value("index", -1);
   r.flops = case_flops(c);
-  r.memory = predicted_memory(c);
+  r.memory = predicted_memory_on(c, platform.info());
 
   const NvtxRange case_range(kNvtxEnabled ? c.id() : std::string());
   std::string why;
@@ -356,7 +357,7 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
   } catch (const UnsupportedCase& e) {
     r.status = Status::unsupported;
     r.reason = e.what();
-    r.memory = predicted_memory(c);
+    r.memory = predicted_memory_on(c, platform.info());
   } catch (const std::exception& e) {
     r.status = Status::error;
     r.reason = e.what();

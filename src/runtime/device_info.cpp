@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/device_info.h"
 
+#include <algorithm>
+
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -53,6 +55,28 @@ nlohmann::json cpu_device_block() {
   return {{"kind", "cpu"}, {"name", cpu_model()}, {"threads", cpu_threads()}};
 }
 
+std::int64_t host_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<std::int64_t>(pages) * page : 0;
+}
+
+nlohmann::json with_capacity(nlohmann::json device, std::int64_t memory_budget) {
+  const bool gpu = device.value("kind", std::string()) == "cuda";
+  std::int64_t memory = 0;
+  if (gpu && device.contains("memory_bytes") && device["memory_bytes"].is_number_integer())
+    memory = device["memory_bytes"].get<std::int64_t>();
+  if (!gpu) memory = host_memory_bytes();
+  if (memory_budget > 0) {
+    device["capacity_bytes"] = memory > 0 ? std::min(memory_budget, memory) : memory_budget;
+    device["capacity_source"] = "memory_budget";
+  } else if (memory > 0) {
+    device["capacity_bytes"] = memory;
+    device["capacity_source"] = gpu ? "device_memory" : "host_memory";
+  }
+  return device;
+}
+
 TargetInfo cpu_target_info() {
   TargetInfo t;
   t.cuda = false;
@@ -85,6 +109,7 @@ TargetInfo target_info(const GpuInfo& g) {
   t.cc_minor = g.cc_minor;
   t.memory_bytes = g.memory_bytes;
   t.smem_per_block_optin = g.smem_per_block_optin;
+  t.sms = g.sms;
   t.cpu_threads = cpu_threads();
   return t;
 }

@@ -32,6 +32,13 @@ nlohmann::json cpu_device_block();  // device block for the CPU target
 // Threads of the CPU target: FA2BENCH_CPU_THREADS, else hardware_concurrency; 1 without OpenMP.
 int cpu_threads();
 TargetInfo target_info(const GpuInfo& g);
+// Physical memory of the host, bytes; 0 when unknown.
+std::int64_t host_memory_bytes();
+// A device block with the memory its cases must fit: capacity_bytes and capacity_source
+// ("memory_budget" when `memory_budget` > 0 (the smaller of it and the device's memory), else
+// "device_memory" (memory_bytes) on a GPU, "host_memory" on the CPU target). Device-relative
+// checks (`where: fits/exceeds`) judge by it, so `check` re-judges from the file alike.
+nlohmann::json with_capacity(nlohmann::json device, std::int64_t memory_budget);
 TargetInfo cpu_target_info();
 
 }  // namespace fa2b

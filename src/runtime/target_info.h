@@ -14,6 +14,9 @@ struct TargetInfo {
   // Opt-in dynamic shared memory per block (cudaDevAttrMaxSharedMemoryPerBlockOptin), bytes;
   // 0: unknown. fa2 picks its tiles within it.
   std::int64_t smem_per_block_optin = 0;
+  // Multiprocessors (CUDA devices); 0: unknown. fa2's split-KV count depends on them, and so
+  // does the predicted workspace of its decode path (backends/predicted_memory.h).
+  int sms = 0;
   int cpu_threads = 1;
 };
 

@@ -776,7 +776,7 @@ TEST(ConfigShipped, QuickstartFileEqualsBuiltIn) {
   EXPECT_EQ(c.cases.size(), 6u);
   EXPECT_EQ(c.cases.front().id(), "naive/B1-H4-T128-D64/fp16/causal");
   EXPECT_EQ(c.cases.back().id(), "fa2/B1-H4-T512-D64/fp16/causal");
-  EXPECT_EQ(c.checks.size(), 4u);
+  EXPECT_EQ(c.checks.size(), 5u);
 }
 
 struct Shipped {
@@ -787,8 +787,8 @@ struct Shipped {
 
 TEST(ConfigShipped, EachParsesAndExpands) {
   for (const Shipped& s :
-       {Shipped{"configs/quickstart.json", 6, 4}, Shipped{"configs/seed_notebook.json", 6, 6},
-        Shipped{"configs/seed_article.json", 24, 7}, Shipped{"configs/ci_cpu.json", 68, 6}}) {
+       {Shipped{"configs/quickstart.json", 6, 5}, Shipped{"configs/seed_notebook.json", 6, 7},
+        Shipped{"configs/seed_article.json", 24, 9}, Shipped{"configs/ci_cpu.json", 68, 6}}) {
     SCOPED_TRACE(s.file);
     const Config c = load_config(src(s.file));
     EXPECT_EQ(c.cases.size(), s.cases);

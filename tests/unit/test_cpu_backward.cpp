@@ -182,8 +182,9 @@ TEST(CpuBackward, NaivePredictedPeakEqualsTrackedInEveryMode) {
   }
 }
 
-// cpu-flash's only tracked memory beyond the prediction is its per-thread tile scratch (the
-// CPU's stand-in for shared memory, sized by the thread count): it must not grow with T.
+// cpu-flash's per-thread tile scratch (the CPU's stand-in for shared memory, sized by the thread
+// count) is part of the prediction on the CPU target (issue 43), so the tracked peak equals the
+// prediction; the scratch must not grow with T.
 TEST(CpuBackward, FlashTrainingPeakIsPredictedPlusConstantScratch) {
   auto platform = make_host_platform();
   auto backend = make_backend("cpu-flash");
@@ -196,8 +197,8 @@ TEST(CpuBackward, FlashTrainingPeakIsPredictedPlusConstantScratch) {
     c.measure.verify_rows = 16;  // memory is the point here, not a full float64 check
     const CaseResult r = run_case(c, *backend, *platform);
     ASSERT_EQ(r.status, Status::ok) << r.reason;
-    EXPECT_EQ(r.memory.predicted_bytes, io_bytes(c) + grad_io_bytes(c) + 4 * c.B * c.H * c.T_q);
-    excess[i] = r.memory.peak_bytes - r.memory.predicted_bytes;
+    EXPECT_EQ(r.memory.peak_bytes, r.memory.predicted_bytes);
+    excess[i] = r.memory.predicted_bytes - (io_bytes(c) + grad_io_bytes(c) + 4 * c.B * c.H * c.T_q);
   }
   EXPECT_GT(excess[0], 0);
   EXPECT_EQ(excess[0], excess[1]);

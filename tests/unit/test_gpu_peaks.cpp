@@ -30,7 +30,12 @@ TEST(GpuPeaks, DeviceNamesAsCudaReportsThem) {
   EXPECT_EQ(tflops("NVIDIA L4"), 121);
   EXPECT_EQ(bw("NVIDIA L4"), 300);
   EXPECT_EQ(tflops("NVIDIA L40S"), 362.05);
-  EXPECT_EQ(tflops("NVIDIA L40"), -1);
+  EXPECT_EQ(tflops("NVIDIA L40"), 181.05);  // its own row, not the L40S's
+  EXPECT_EQ(bw("NVIDIA L40"), 864);
+  EXPECT_EQ(tflops("NVIDIA H800"), 989.5);
+  EXPECT_EQ(tflops("NVIDIA H20"), 148);
+  EXPECT_EQ(bw("NVIDIA A800-SXM4-80GB"), 2039);
+  EXPECT_EQ(tflops("NVIDIA L20"), -1);  // not in the table
   EXPECT_EQ(tflops("NVIDIA GeForce RTX 3090"), 71);
   EXPECT_EQ(tflops("NVIDIA GeForce RTX 3090 Ti"), -1);
   EXPECT_EQ(tflops("NVIDIA GeForce RTX 4090"), 165.2);
