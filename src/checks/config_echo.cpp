@@ -27,8 +27,11 @@ std::string value_at(const nlohmann::json& j, const std::string& pointer) {
   }
 }
 
-nlohmann::json without_checks(nlohmann::json j) {
-  if (j.is_object()) j.erase("checks");
+// What a config says about how results are judged or described, not about what is measured:
+// the keys a --config may change.
+nlohmann::json without_judging(nlohmann::json j) {
+  if (j.is_object())
+    for (const char* key : {"checks", "allow_case_errors", "name", "description"}) j.erase(key);
   return j;
 }
 
@@ -76,7 +79,7 @@ std::optional<Config> config_from_echo(const RecordedEcho& e, std::string* why) 
 std::vector<std::string> config_differences(const nlohmann::json& run,
                                             const nlohmann::json& judge) {
   std::vector<std::string> out;
-  const nlohmann::json a = without_checks(run), b = without_checks(judge);
+  const nlohmann::json a = without_judging(run), b = without_judging(judge);
   for (const nlohmann::json& op : nlohmann::json::diff(a, b)) {
     const std::string path = op.value("path", std::string());
     out.push_back(fmt::format("{}: {} in the run, {} in --config", path.empty() ? "/" : path,

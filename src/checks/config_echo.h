@@ -34,8 +34,9 @@ std::optional<Config> config_from_echo(const RecordedEcho& e, std::string* why);
 
 // Where `judge` (a config the user gave to judge a results file by) asks for other
 // measurements than `run` (the raw config the results were run with): one line per
-// difference, e.g. "/defaults/measure/seed: 42 in the run, 7 in --config". Only "checks" (what
-// is judged) may differ; everything else decides what was measured.
+// difference, e.g. "/measure/seed: 42 in the run, 7 in --config". Only what judges or names
+// the results may differ ("checks", "allow_case_errors", "name", "description"); everything
+// else decides what was measured.
 std::vector<std::string> config_differences(const nlohmann::json& run, const nlohmann::json& judge);
 
 // How the measure block a result was taken with differs from the one asked for now, e.g.

@@ -185,7 +185,8 @@ MergeOutcome merge_results(const std::vector<MergeInput>& inputs, const MergeOpt
       const std::vector<std::string> diff = config_differences(c->raw, options.config->raw);
       if (!diff.empty())
         throw MergeError(fmt::format("{} was run with other settings than --config {} asks for "
-                                     "({}{}); only \"checks\" may differ",
+                                     "({}{}); only checks, allow_case_errors, name and "
+                                     "description may differ",
                                      in.file, options.config->path, diff.front(),
                                      checks::and_more(diff.size() - 1)));
     }

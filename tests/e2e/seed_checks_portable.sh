@@ -8,8 +8,8 @@
 # before (hard-coded "oom from 16K", ratios over every pair) fail the 80 GB files: these
 # tests fail without the device-relative checks.
 source "$(dirname "$0")/lib.sh"
-TRAIN="$SRC/results/h200/training/seed_training/results.json"
-STEP="$SRC/results/h200/training_step/seed_training_step/ours/results.json"
+TRAIN="$SRC/results/h200/seed_training/results.json"
+STEP="$SRC/results/h200/seed_training_step/results.json"
 [ -f "$TRAIN" ] && [ -f "$STEP" ] || fail "committed H200 results missing"
 python3 - "$TRAIN" "$STEP" "$TMP" <<'PY' || fail "could not derive the 80 GB files"
 import json, sys
@@ -60,7 +60,7 @@ json.dump(m, open(f"{tmp}/step80.json", "w"))
 PY
 # 141 GB: as committed.
 ARTICLE="$SRC/results/h200/seed_article/results.json"
-NOTEBOOK="$SRC/results/h200/fidelity/seed_notebook/results.json"
+NOTEBOOK="$SRC/results/h200/seed_notebook/results.json"
 expect_exit 0 "$BIN" check "$ARTICLE" --config "$SRC/configs/seed_article.json"
 expect_output "9 of 9 checks passed"
 expect_exit 0 "$BIN" check "$NOTEBOOK" --config "$SRC/configs/seed_notebook.json"

@@ -149,8 +149,13 @@ TEST(VerifyMode, ResultsEchoAndLoadIt) {
   auto platform = make_host_platform();
   auto backend = make_backend("cpu-flash");
   ResultSet rs;
-  rs.cases.push_back(run_case(cpu_case(Mode::fwd, VerifyMode::none, 17), *backend, *platform));
-  rs.cases.push_back(run_case(cpu_case(Mode::fwd, VerifyMode::sample, 17), *backend, *platform));
+  // One shape under two verification modes: two sweeps, since a set holds each (sweep, id) once.
+  Case unverified = cpu_case(Mode::fwd, VerifyMode::none, 17);
+  unverified.sweep = "unverified";
+  Case sampled = cpu_case(Mode::fwd, VerifyMode::sample, 17);
+  sampled.sweep = "sampled";
+  rs.cases.push_back(run_case(unverified, *backend, *platform));
+  rs.cases.push_back(run_case(sampled, *backend, *platform));
   const std::string path =
       (std::filesystem::temp_directory_path() / "fa2bench_verify_mode_results.json").string();
   write_results_json(rs, path);
