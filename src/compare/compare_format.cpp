@@ -9,6 +9,7 @@
 #include "compare/compare.h"
 #include "compare/mann_whitney.h"
 #include "io/json_detail.h"
+#include "report/junit.h"
 #include "report/report.h"
 
 namespace fa2b {
@@ -528,47 +529,26 @@ nlohmann::ordered_json compare_json(const Comparison& c) {
 }
 
 std::string compare_junit_text(const Comparison& c) {
-  std::string body;
-  int failures = 0;
+  using Outcome = JunitCase::Outcome;
+  std::vector<JunitCase> cases;
   for (const CaseComparison& cc : c.cases) {
     // With --pair the class is the pair, as given on the command line ("fa2=torch-flash").
     const std::string group = c.by_pair() ? cc.new_backend + "=" + cc.backend : cc.backend;
-    body += fmt::format("    <testcase classname=\"fa2bench.compare.{}\" name=\"{}\"",
-                        xml_escape(group), xml_escape(cc.base.c.shape_key()));
+    JunitCase jc{"fa2bench.compare." + group, cc.base.c.shape_key(), Outcome::passed, {}, {},
+                 explain(cc)};
     if (cc.regression) {
-      ++failures;
-      body += fmt::format(
-          ">\n      <failure message=\"{}\" type=\"{}\">BASE {}\nNEW {}</failure>\n"
-          "    </testcase>\n",
-          xml_escape(explain(cc)),
-          xml_escape(cc.kind == ChangeKind::status ? "status" : cc.verdict),
-          xml_escape(side_source(c, cc.backend, c.base)),
-          xml_escape(side_source(c, cc.new_backend, c.next)));
-    } else {
-      body += fmt::format(">\n      <system-out>{}</system-out>\n    </testcase>\n",
-                          xml_escape(explain(cc)));
+      jc.outcome = Outcome::failure;
+      jc.message = explain(cc);
+      jc.type = cc.kind == ChangeKind::status ? "status" : cc.verdict;
+      jc.text = "BASE " + side_source(c, cc.backend, c.base) + "\nNEW " +
+                side_source(c, cc.new_backend, c.next);
     }
+    cases.push_back(std::move(jc));
   }
-  // The run-level failures (NEW unusable, cases missing) fail the job too.
-  for (const std::string& f : c.failures) {
-    ++failures;
-    body += fmt::format(
-        "    <testcase classname=\"fa2bench.compare.gate\" name=\"{0}\">\n"
-        "      <failure message=\"{0}\" type=\"gate\"/>\n    </testcase>\n",
-        xml_escape(f));
-  }
-  const std::size_t tests = c.cases.size() + c.failures.size();
-  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += fmt::format(
-      "<testsuites name=\"fa2bench.compare\" tests=\"{0}\" failures=\"{1}\" errors=\"0\">\n", tests,
-      failures);
-  out += fmt::format(
-      "  <testsuite name=\"fa2bench.compare\" tests=\"{0}\" failures=\"{1}\" errors=\"0\" "
-      "skipped=\"0\">\n",
-      tests, failures);
-  out += body;
-  out += "  </testsuite>\n</testsuites>\n";
-  return out;
+  // The run-level failures (NEW unusable, cases missing, nothing compared) fail the job too.
+  for (const std::string& f : c.failures)
+    cases.push_back({"fa2bench.compare.gate", f, Outcome::failure, f, "gate", {}});
+  return junit_document("fa2bench.compare", cases, kNaN);
 }
 
 std::string compare_summary_md_text(const Comparison& c) {

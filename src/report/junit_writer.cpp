@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// JUnit XML: one testsuite "fa2bench", one testcase per check, plus a "sweep" testcase that
-// reports cases that ended in error or timeout (and an interrupted sweep).
+// JUnit XML (report/junit.h): the one document writer, and a result set's verdicts as test
+// cases: one per check, plus a "sweep" test case that reports cases that ended in error or
+// timeout (and an interrupted sweep).
 #include <fmt/format.h>
 
 #include <cmath>
 
 #include "io/atomic_file.h"
+#include "report/junit.h"
 #include "report/report.h"
 
 namespace fa2b {
@@ -52,41 +54,73 @@ std::string xml_escape(const std::string& s) {
   return out;
 }
 
-std::string junit_text(const ResultSet& rs) {
+std::string junit_document(const std::string& suite, const std::vector<JunitCase>& cases,
+                           double time_s) {
+  std::size_t failures = 0, errors = 0, skipped = 0;
   std::string body;
-  std::size_t tests = 0, failures = 0, errors = 0, skipped = 0;
+  for (const JunitCase& c : cases) {
+    body += fmt::format("    <testcase classname=\"{}\" name=\"{}\">\n", xml_escape(c.classname),
+                        xml_escape(c.name));
+    switch (c.outcome) {
+      case JunitCase::Outcome::passed:
+        body += fmt::format("      <system-out>{}</system-out>\n", xml_escape(c.text));
+        break;
+      case JunitCase::Outcome::skipped:
+        ++skipped;
+        body += fmt::format("      <skipped message=\"{}\"/>\n", xml_escape(c.message));
+        break;
+      case JunitCase::Outcome::failure:
+        ++failures;
+        body += fmt::format("      <failure message=\"{}\" type=\"{}\">{}</failure>\n",
+                            xml_escape(c.message), xml_escape(c.type), xml_escape(c.text));
+        break;
+      case JunitCase::Outcome::error:
+        ++errors;
+        body += fmt::format("      <error message=\"{}\" type=\"{}\">{}</error>\n",
+                            xml_escape(c.message), xml_escape(c.type), xml_escape(c.text));
+        break;
+    }
+    body += "    </testcase>\n";
+  }
+  const std::string time =
+      std::isfinite(time_s) && time_s >= 0 ? fmt::format(" time=\"{}\"", time_s) : std::string();
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format("<testsuites name=\"{0}\" tests=\"{1}\" failures=\"{2}\" errors=\"{3}\"{4}>\n",
+                     xml_escape(suite), cases.size(), failures, errors, time);
+  out += fmt::format(
+      "  <testsuite name=\"{0}\" tests=\"{1}\" failures=\"{2}\" errors=\"{3}\" "
+      "skipped=\"{4}\"{5}>\n",
+      xml_escape(suite), cases.size(), failures, errors, skipped, time);
+  out += body;
+  out += "  </testsuite>\n</testsuites>\n";
+  return out;
+}
+
+std::string junit_text(const ResultSet& rs) {
+  using Outcome = JunitCase::Outcome;
+  std::vector<JunitCase> cases;
   for (const Verdict& v : rs.checks) {
-    ++tests;
-    body += fmt::format("    <testcase classname=\"fa2bench.checks.{}\" name=\"{}\"",
-                        xml_escape(v.kind.empty() ? "check" : v.kind), xml_escape(v.name));
-    const std::string message =
+    JunitCase jc;
+    jc.classname = "fa2bench.checks." + (v.kind.empty() ? std::string("check") : v.kind);
+    jc.name = v.name;
+    const std::string measured =
         fmt::format("measured {}, threshold {}", num(v.measured), v.threshold);
     if (v.verdict == VerdictKind::pass) {
-      body += fmt::format(">\n      <system-out>{}</system-out>\n    </testcase>\n",
-                          xml_escape(v.detail));
+      jc.text = v.detail;
     } else if (v.verdict == VerdictKind::deferred || v.verdict == VerdictKind::skipped) {
       // Judged by merge, not by this shard (deferred), or a premise that does not hold on
       // this device (skipped): JUnit's skipped, which CI shows and never fails.
-      ++skipped;
-      body += fmt::format(">\n      <skipped message=\"{}\"/>\n    </testcase>\n",
-                          xml_escape(v.detail));
+      jc.outcome = Outcome::skipped;
+      jc.message = v.detail;
     } else if (v.verdict == VerdictKind::fail) {
-      ++failures;
-      body += fmt::format(
-          ">\n      <failure message=\"{}\" type=\"{}\">{}</failure>\n"
-          "    </testcase>\n",
-          xml_escape(message), xml_escape(v.kind), xml_escape(v.detail));
+      jc = {jc.classname, jc.name, Outcome::failure, measured, v.kind, v.detail};
     } else {
-      ++errors;
-      body += fmt::format(
-          ">\n      <error message=\"{}\" type=\"{}\">{}</error>\n"
-          "    </testcase>\n",
-          xml_escape(v.detail), xml_escape(v.kind), xml_escape(message));
+      jc = {jc.classname, jc.name, Outcome::error, v.detail, v.kind, measured};
     }
+    cases.push_back(std::move(jc));
   }
 
   // The sweep itself: cases that ended in error or timeout, or a sweep that stopped early.
-  ++tests;
   std::size_t bad = 0;
   std::string list;
   for (const CaseResult& r : rs.cases) {
@@ -95,36 +129,18 @@ std::string junit_text(const ResultSet& rs) {
     list += fmt::format("{}: {}{}\n", r.c.id(), to_string(r.status),
                         r.reason.empty() ? "" : ": " + r.reason);
   }
-  body += "    <testcase classname=\"fa2bench\" name=\"sweep\"";
+  JunitCase sweep{"fa2bench", "sweep", Outcome::passed, {}, {}, {}};
   if (bad == 0 && !rs.interrupted) {
-    body += fmt::format(
-        ">\n      <system-out>{} cases, none ended in error</system-out>\n"
-        "    </testcase>\n",
-        rs.cases.size());
+    sweep.text = fmt::format("{} cases, none ended in error", rs.cases.size());
   } else {
-    ++errors;
     std::string message =
         bad == 0 ? fmt::format("the sweep was interrupted after {} cases", rs.cases.size())
                  : fmt::format("{} of {} cases ended in error or timeout", bad, rs.cases.size());
     if (bad > 0 && rs.interrupted) message += "; the sweep was interrupted";
-    body += fmt::format(
-        ">\n      <error message=\"{}\" type=\"sweep\">{}</error>\n"
-        "    </testcase>\n",
-        xml_escape(message), xml_escape(list));
+    sweep = {"fa2bench", "sweep", Outcome::error, message, "sweep", list};
   }
-
-  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += fmt::format(
-      "<testsuites name=\"fa2bench\" tests=\"{0}\" failures=\"{1}\" "
-      "errors=\"{2}\" time=\"{3}\">\n",
-      tests, failures, errors, std::isfinite(rs.wall_s) ? rs.wall_s : 0.0);
-  out += fmt::format(
-      "  <testsuite name=\"fa2bench\" tests=\"{0}\" failures=\"{1}\" "
-      "errors=\"{2}\" skipped=\"{4}\" time=\"{3}\">\n",
-      tests, failures, errors, std::isfinite(rs.wall_s) ? rs.wall_s : 0.0, skipped);
-  out += body;
-  out += "  </testsuite>\n</testsuites>\n";
-  return out;
+  cases.push_back(std::move(sweep));
+  return junit_document("fa2bench", cases, std::isfinite(rs.wall_s) ? rs.wall_s : 0.0);
 }
 
 void write_junit(const ResultSet& rs, const std::string& path) {
