@@ -23,13 +23,16 @@ GPU = "h200"  # the GPU whose runs the README shows; one table set per GPU keeps
 GIB = 1024 ** 3
 
 
-def run(folder):
-    """The results file of the manifest entry at results/<GPU>/<folder>, and the entry."""
+def run(folder, gpu=GPU, required=True):
+    """The results file of the manifest entry at results/<gpu>/<folder>, and the entry; (None,
+    None) for a run the manifest lacks when not `required`."""
     manifest = json.load(open(os.path.join(ROOT, "results", "MANIFEST.json")))
-    path = f"results/{GPU}/{folder}"
+    path = f"results/{gpu}/{folder}"
     for r in manifest["runs"]:
         if r["path"] == path:
             return json.load(open(os.path.join(ROOT, path, r["results_file"]))), r
+    if not required:
+        return None, None
     sys.exit(f"results/MANIFEST.json lists no run at {path}")
 
 
@@ -148,7 +151,60 @@ def training_step():
             "", source(e1, e2)]
 
 
-TABLES = {"speed": speed, "memory": memory, "accuracy": accuracy, "training_step": training_step}
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+def gpus():
+    """The same configs on the H100 and the H200: median-time ratio and fraction of each card's
+    own peak, over the cases that are ok on both (ids matched, as `fa2bench compare` does)."""
+    rows = ["| config | cases ok on both | H100 time / H200 time (geomean) | "
+            "H100 % of peak | H200 % of peak | only ok on H200 |",
+            "|---|---:|---:|---:|---:|---:|"]
+    entries = []
+    for folder in ("seed_notebook", "seed_article", "seed_training", "perf_fwd", "perf_train",
+                   "decode"):
+        a, ea = run(folder, "h100", required=False)
+        b, eb = run(folder, "h200", required=False)
+        if not (a and b):
+            continue
+        entries += [ea, eb]
+        peak = lambda d, dt: (d.get("peak_tflops") or {}).get(dt)
+        by_b = {(c.get("sweep"), c["id"]): c for c in b["cases"]}
+        ratios, frac_a, frac_b, only_b = [], [], [], 0
+        for c in a["cases"]:
+            o = by_b.get((c.get("sweep"), c["id"]))
+            if not o:
+                continue
+            if ok(o) and not ok(c):
+                only_b += 1
+            if not (ok(c) and ok(o)):
+                continue
+            ta, tb = c["time_ms"]["median"], o["time_ms"]["median"]
+            if ta and tb and ta > 0 and tb > 0:
+                ratios.append(ta / tb)
+            dt = c["params"]["dtype"]
+            pa, pb = peak(a["device"], dt), peak(b["device"], dt)
+            if pa and pb and c.get("tflops") and o.get("tflops"):
+                frac_a.append(c["tflops"] / pa)
+                frac_b.append(o["tflops"] / pb)
+        g, fa, fb = geomean(ratios), geomean(frac_a), geomean(frac_b)
+        rows.append(f"| `{folder}` | {len(ratios)} | " + (f"{g:.2f}" if g else "—") + " | " +
+                    (f"{100 * fa:.1f}" if fa else "—") + " | " + (f"{100 * fb:.1f}" if fb else "—") +
+                    f" | {only_b} |")
+    if not entries:
+        return ["No configuration has a committed run on both GPUs yet: on an H100, "
+                "`scripts/reproduce.sh --gpu h200 results/h100` then "
+                "`scripts/results_manifest.py` add them."]
+    return ["The same configs run on an H100 80 GB and an H200 141 GB (both 132 SMs at up to "
+            "1980 MHz; HBM3 at 3.35 TB/s against HBM3e at 4.8 TB/s); % of peak is TFLOP/s over "
+            "each card's dense peak for the dtype (geomean). Per case: "
+            "`fa2bench compare results/h200/X/results.json results/h100/X/results.json "
+            "[--normalize peak]`.", ""] + rows + ["", source(*entries)]
+
+
+TABLES = {"speed": speed, "memory": memory, "accuracy": accuracy, "training_step": training_step,
+          "gpus": gpus}
 
 
 def block(name):
