@@ -222,8 +222,8 @@ void make_cold_inputs(const Case& c, const CaseTensors& t, Backend& backend, con
 // The per-launch time of one timed sample, by measure.timing.
 using SampleFn = std::function<double()>;
 
-void sample_timings(const Case& c, const std::function<void()>& launch,
-                    const ColdInputs* cold, Platform& platform, CaseResult& r) {
+void sample_timings(const Case& c, const std::function<void()>& launch, const ColdInputs* cold,
+                    Platform& platform, CaseResult& r) {
   const MeasureSettings& m = c.measure;
   GpuStateProbe* probe = platform.gpu_state_probe();
   std::optional<SettleOutcome> settled;
@@ -250,8 +250,8 @@ void sample_timings(const Case& c, const std::function<void()>& launch,
     int n = 1;
     if (!m.profile_once) {  // --profile-once: the profiled launch once, in a graph of one
       const double one = platform.time_ms(launch, false);
-      n = one > 0 ? static_cast<int>(std::clamp<double>(std::ceil(kGraphReplayMs / one), 1,
-                                                        kMaxGraphLaunches))
+      n = one > 0 ? static_cast<int>(
+                        std::clamp<double>(std::ceil(kGraphReplayMs / one), 1, kMaxGraphLaunches))
                   : kMaxGraphLaunches;
     }
     graph_release.p = &platform;

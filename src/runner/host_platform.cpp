@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <unistd.h>
 #include <thread>
 #include <vector>
 

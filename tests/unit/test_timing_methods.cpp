@@ -47,7 +47,8 @@ TEST(TimingMethod, BadValuesNameTheField) {
                         "/measure/timing: unknown timing method \"graphs\" (did you mean "
                         "\"graph\"?); allowed: events, graph, cold"));
   j["measure"] = {{"timing", 1}};
-  EXPECT_TRUE(has_error(j, "/measure/timing: unknown timing method 1; allowed: events, graph, cold"));
+  EXPECT_TRUE(
+      has_error(j, "/measure/timing: unknown timing method 1; allowed: events, graph, cold"));
   j["measure"] = json::object();
   j["sweeps"][0]["measure"] = {{"timing", "warm"}};
   EXPECT_TRUE(has_error(j, "/sweeps/0/measure/timing: unknown timing method \"warm\""));

@@ -203,7 +203,7 @@ class CudaPlatform final : public Platform {
   void* flush_ = nullptr;
   std::size_t flush_bytes_ = 0;
   cudaGraphExec_t exec_ = nullptr;  // measure.timing "graph": the case's captured launches
-  mutable std::string broken_;  // the first sticky error seen; the context is lost
+  mutable std::string broken_;      // the first sticky error seen; the context is lost
   std::unique_ptr<GpuStateProbe> probe_;
   std::string probe_absent_;
   double copy_bw_gbs_ = 0;
