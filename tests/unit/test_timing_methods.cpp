@@ -14,6 +14,7 @@
 #include "config/config.h"
 #include "config_errors.h"
 #include "io/results_json.h"
+#include "probe_platform.h"
 #include "runner/case_runner.h"
 #include "runner/platform.h"
 
@@ -145,6 +146,69 @@ TEST(TimingMethod, ColdCopiesCoverTheTraining) {
   ASSERT_EQ(r.status, Status::ok) << r.reason;
   const std::int64_t per_set = 4 * 1 * 2 * 40 * 32 * 2;  // Q, K, V and dO
   EXPECT_EQ(r.time.cold_copy_bytes, (r.time.cold_copies - 1) * per_set);
+}
+
+// The host platform with an emulated graph: a launch "takes" 0.01 ms under events; a capture
+// keeps the launch and N; a replay runs it N times and "takes" 0.005 ms per launch. The runner's
+// graph bookkeeping (N from the events time, sample = replay / N, graph_launches, the release,
+// a failed capture) without a GPU.
+class FakeGraphPlatform final : public ProbePlatform {
+ public:
+  explicit FakeGraphPlatform(bool capturable)
+      : ProbePlatform(false, [](int) { return GpuReading{}; }), capturable_(capturable) {}
+  double time_ms(const std::function<void()>& launch, bool flush) override {
+    ProbePlatform::time_ms(launch, flush);
+    ++event_launches;
+    return 0.01;
+  }
+  bool graph_support(std::string*) const override { return true; }
+  void capture_graph(const std::function<void()>& launch, int launches) override {
+    if (!capturable_) throw std::runtime_error("graph timing: not capturable here");
+    captured_ = launch;
+    n_ = launches;
+  }
+  double time_graph_ms(bool) override {
+    for (int i = 0; i < n_; ++i) captured_();
+    replays++;
+    return 0.005 * n_;
+  }
+  void release_graph() override {
+    captured_ = nullptr;
+    released++;
+  }
+  int event_launches = 0, replays = 0, released = 0;
+
+ private:
+  bool capturable_;
+  std::function<void()> captured_;
+  int n_ = 0;
+};
+
+TEST(TimingMethod, GraphBookkeepingWithAnEmulatedGraph) {
+  FakeGraphPlatform platform(true);
+  auto backend = make_backend("cpu-flash");
+  const CaseResult r = run_case(cpu_case(TimingMethod::graph, 17), *backend, platform);
+  ASSERT_EQ(r.status, Status::ok) << r.reason;
+  EXPECT_EQ(r.time.graph_launches, 100);  // ceil(1 ms / 0.01 ms)
+  EXPECT_EQ(r.time.n, 5);
+  EXPECT_DOUBLE_EQ(r.time.median, 0.005);  // the replay over N, not the events time
+  EXPECT_EQ(platform.replays, 1 + 5);      // one untimed replay, then the samples
+  // The first (verification) run, the warm-up and the one that chose N went through events.
+  EXPECT_EQ(platform.event_launches, 1 + 1 + 1);
+  EXPECT_GE(platform.released, 1);
+  EXPECT_TRUE(r.accuracy.checked);
+}
+
+TEST(TimingMethod, GraphCaptureFailureIsACaseError) {
+  FakeGraphPlatform platform(false);
+  auto backend = make_backend("cpu-flash");
+  const CaseResult r = run_case(cpu_case(TimingMethod::graph, 17), *backend, platform);
+  EXPECT_EQ(r.status, Status::error);
+  EXPECT_EQ(r.reason, "graph timing: not capturable here");
+  EXPECT_EQ(platform.tracker().current_bytes(), 0);
+  // The platform goes on: the next case times with events.
+  const CaseResult next = run_case(cpu_case(TimingMethod::events, 17), *backend, platform);
+  EXPECT_EQ(next.status, Status::ok) << next.reason;
 }
 
 TEST(TimingMethod, ResultsEchoAndLoadIt) {
