@@ -61,6 +61,9 @@ class Backend {
   virtual void run_backward(const AttnBwdParams& p, void* stream);
   // Free what prepare() allocated.
   virtual void release() {}
+  // measure.timing "cold": whether run() may be handed other input pointers (copies of the
+  // prepared inputs, same shape) at no cost beyond the launch; false with the reason otherwise.
+  virtual bool rotates_inputs(std::string* /*why*/) const { return true; }
   // A dev-variant backend (catalog entry `variants`): how many variants this build can run for
   // head dim D, 0 .. count-1 (variant 0, the shipped kernel, always among them). 0 for every
   // other backend, and for one not runnable in this build.

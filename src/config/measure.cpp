@@ -13,7 +13,7 @@ MeasureSettings parse_measure(const json& v, const std::string& pointer, Measure
   check_keys(v, pointer,
              {"warmup", "min_samples", "max_samples", "target_rel_spread", "max_time_s", "seed",
               "l2_flush", "verify_rows", "verify", "inputs", "keep_samples", "drop_throttled", "sustained_s",
-              "settle_s"},
+              "settle_s", "timing"},
              "measure setting", errors);
   auto int_field = [&](const char* key, std::int64_t min, int& out) {
     if (!v.contains(key)) return;
@@ -129,6 +129,21 @@ MeasureSettings parse_measure(const json& v, const std::string& pointer, Measure
       errors.add(p, msg + "; allowed: normal, uniform, large, nan");
     } else {
       base.inputs = *dist;
+    }
+  }
+  if (v.contains("timing")) {
+    const std::string p = ptr(pointer, "timing");
+    const json& s = v["timing"];
+    const auto method = s.is_string() ? parse_timing_method(s.get<std::string>()) : std::nullopt;
+    if (!method) {
+      std::string msg = "unknown timing method " + show(s);
+      if (s.is_string()) {
+        const std::string near = did_you_mean(s.get<std::string>(), {"events", "graph", "cold"});
+        if (!near.empty()) msg += " (did you mean \"" + near + "\"?)";
+      }
+      errors.add(p, msg + "; allowed: events, graph, cold");
+    } else {
+      base.timing = *method;
     }
   }
   return base;

@@ -85,6 +85,22 @@ std::optional<VerifyMode> parse_verify_mode(std::string_view s) {
     if (to_string(v) == s) return v;
   return std::nullopt;
 }
+std::string_view to_string(TimingMethod t) {
+  switch (t) {
+    case TimingMethod::events:
+      return "events";
+    case TimingMethod::graph:
+      return "graph";
+    case TimingMethod::cold:
+      return "cold";
+  }
+  return "?";
+}
+std::optional<TimingMethod> parse_timing_method(std::string_view s) {
+  for (TimingMethod t : {TimingMethod::events, TimingMethod::graph, TimingMethod::cold})
+    if (to_string(t) == s) return t;
+  return std::nullopt;
+}
 std::string_view to_string(Packing p) {
   return p == Packing::padded ? "padded" : "packed";
 }

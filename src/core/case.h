@@ -47,6 +47,18 @@ std::optional<Mode> parse_mode(std::string_view);
 std::optional<InputDist> parse_input_dist(std::string_view);
 std::string_view to_string(VerifyMode);
 std::optional<VerifyMode> parse_verify_mode(std::string_view);
+// measure.timing (docs/methods.md "Timing methods"): events around each launch after an L2 flush
+// kernel; graph, the launch captured N times in one CUDA graph and replayed (per-launch time =
+// replay / N); cold, no flush kernel but a rotation among input copies that together exceed
+// twice the last-level cache.
+enum class TimingMethod { events, graph, cold };
+std::string_view to_string(TimingMethod);
+std::optional<TimingMethod> parse_timing_method(std::string_view);
+// graph: the launches one replay holds are chosen so a replay takes about kGraphReplayMs, at
+// most kMaxGraphLaunches. cold: at most kMaxColdCopies input sets (the case's own included).
+inline constexpr double kGraphReplayMs = 1.0;
+inline constexpr int kMaxGraphLaunches = 1000;
+inline constexpr int kMaxColdCopies = 256;
 std::string_view to_string(Packing);
 std::optional<Packing> parse_packing(std::string_view);
 std::string_view to_string(KvLayout);
@@ -78,6 +90,7 @@ struct MeasureSettings {
   int verify_rows = 256;  // float64 reference rows per case (all rows when fewer)
   VerifyMode verify = VerifyMode::sample;
   InputDist inputs = InputDist::normal;
+  TimingMethod timing = TimingMethod::events;
   // How many of the timed samples results keep (time_ms.samples); 0 keeps none. The config
   // takes true (kMaxKeptSamples), false (0) or a count up to kMaxKeptSamples.
   int keep_samples = kMaxKeptSamples;

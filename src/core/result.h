@@ -31,6 +31,13 @@ struct TimeStats {
   // recorded, and then dropped_throttled_absent says why (when drop_throttled asked for it).
   int dropped_throttled = -1;
   std::string dropped_throttled_absent;
+  // measure.timing "graph": the launches one graph replay holds (a sample is the replay's time
+  // over it); 0 for the other methods.
+  int graph_launches = 0;
+  // measure.timing "cold": the input sets the samples rotate among (the case's own included)
+  // and the bytes the extra ones took (tracked, but left out of memory.peak_bytes); 0 otherwise.
+  int cold_copies = 0;
+  std::int64_t cold_copy_bytes = 0;
 };
 
 struct MemoryStats {

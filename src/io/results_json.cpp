@@ -95,6 +95,7 @@ J measure_block(const MeasureSettings& m) {
   if (m.verify != VerifyMode::sample) j["verify"] = to_string(m.verify);  // absent: sample
   if (m.sustained_s > 0) j["sustained_s"] = number_json<J>(m.sustained_s);  // absent: off
   if (m.settle_s > 0) j["settle_s"] = number_json<J>(m.settle_s);           // absent: off
+  if (m.timing != TimingMethod::events) j["timing"] = to_string(m.timing);  // absent: events
   return j;
 }
 
@@ -129,6 +130,11 @@ J case_json(const CaseResult& r) {
   if (t.dropped_throttled >= 0) j["time_ms"]["dropped_throttled"] = t.dropped_throttled;
   if (!t.dropped_throttled_absent.empty())
     j["time_ms"]["dropped_throttled_absent"] = t.dropped_throttled_absent;
+  if (t.graph_launches > 0) j["time_ms"]["graph_launches"] = t.graph_launches;
+  if (t.cold_copies > 0) {
+    j["time_ms"]["cold_copies"] = t.cold_copies;
+    j["time_ms"]["cold_copy_bytes"] = t.cold_copy_bytes;
+  }
   j["flops"] = number_json<J>(r.flops);
   if (c.varlen()) j["varlen"] = varlen_block<J>(c);
   j["tflops"] = number_json<J>(r.tflops);

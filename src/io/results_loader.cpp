@@ -328,6 +328,11 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
                                            "input distribution",
                                            [](std::string_view x) { return parse_input_dist(x); });
     }
+    if (const json* v = rd.find(*m, "timing")) {
+      ms.timing = rd.enum_value<TimingMethod>(
+          rd.to_string(*v, mp + "/timing"), mp + "/timing", "timing method",
+          [](std::string_view x) { return parse_timing_method(x); });
+    }
   }
 
   rd.opt_string(j, at, "target", r.target);
@@ -366,6 +371,9 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
     }
     rd.opt_count(*t, tp, "dropped_throttled", ts.dropped_throttled, -1);  // -1: not recorded
     rd.opt_string(*t, tp, "dropped_throttled_absent", ts.dropped_throttled_absent);
+    rd.opt_count(*t, tp, "graph_launches", ts.graph_launches);
+    rd.opt_count(*t, tp, "cold_copies", ts.cold_copies);
+    rd.opt_count(*t, tp, "cold_copy_bytes", ts.cold_copy_bytes);
   }
   // Kept as written (merge and compare pass it through); a reader needs no field of it.
   if (const json* g = rd.opt_object(j, at, "gpu_state")) r.gpu_state = *g;

@@ -134,8 +134,96 @@ std::function<void()> timed_region(const Case& c, Backend& backend, const AttnPa
   return [&backend, &p, &platform] { backend.run(p, platform.stream()); };
 }
 
-void sample_timings(const Case& c, const std::function<void()>& launch, Platform& platform,
-                    CaseResult& r) {
+// measure.timing "cold": the extra input sets the timed samples rotate among (Q, K, V and, in
+// the training modes, dO; a paged case's K and V pools, read through the case's own page
+// table), filled exactly as the case's own so every launch computes the same outputs. Outputs
+// (O, LSE, gradients) are shared. The launches are built over `params`/`bwd`, whose addresses
+// stay put (reserved up front).
+struct ColdInputs {
+  std::vector<TrackedBuffer> buffers;
+  std::vector<AttnParams> params;
+  std::vector<AttnBwdParams> bwd;
+  std::vector<std::function<void()>> launches;  // [0]: the case's own inputs
+  std::int64_t extra_bytes = 0;
+};
+
+std::size_t input_bytes(const Case& c, const CaseTensors& t) {
+  return t.q.bytes() + t.k.bytes() + t.v.bytes() + (runs_backward(c.mode) ? t.d_o.bytes() : 0);
+}
+
+// How many input sets (the case's own included) make the samples between two uses of one set
+// read more than twice the cache: at least 2, at most kMaxColdCopies.
+int cold_copy_count(std::size_t per_set, std::int64_t cache) {
+  const double need = 2.0 * static_cast<double>(std::max<std::int64_t>(cache, 1)) /
+                      static_cast<double>(std::max<std::size_t>(per_set, 1));
+  return static_cast<int>(std::clamp<double>(std::ceil(need) + 1, 2, kMaxColdCopies));
+}
+
+void make_cold_inputs(const Case& c, const CaseTensors& t, Backend& backend, const AttnParams& p,
+                      const AttnBwdParams& bp, Platform& platform, const std::function<void()>& own,
+                      ColdInputs& cold) {
+  const int copies = cold_copy_count(input_bytes(c, t), platform.cache_bytes());
+  const bool backward = runs_backward(c.mode);
+  const InputDist dist = c.measure.inputs;
+  const std::uint64_t seed = c.measure.seed;
+  MemoryTracker& tracker = platform.tracker();
+  cold.params.reserve(static_cast<std::size_t>(copies));
+  cold.bwd.reserve(static_cast<std::size_t>(copies));
+  cold.launches.reserve(static_cast<std::size_t>(copies));
+  cold.launches.push_back(own);
+  const std::int64_t before = tracker.current_bytes();
+  try {
+    for (int i = 1; i < copies; ++i) {
+      TrackedBuffer q(tracker, t.q.bytes(), "Q (cold copy)");
+      TrackedBuffer k(tracker, t.k.bytes(), "K (cold copy)");
+      TrackedBuffer v(tracker, t.v.bytes(), "V (cold copy)");
+      TrackedBuffer d_o;
+      platform.fill(q.get(), t.qd, c.dtype, seed, InputTensor::q, dist);
+      if (c.paged()) {
+        for (const auto& [which, pool] :
+             {std::pair{InputTensor::k, k.get()}, std::pair{InputTensor::v, v.get()}}) {
+          platform.fill_paged(pool, k.bytes(), t.kd, static_cast<int>(c.page_size),
+                              t.page_table.as<std::int32_t>(), c.dtype, seed, which, dist);
+        }
+      } else {
+        platform.fill(k.get(), t.kd, c.dtype, seed, InputTensor::k, dist);
+        platform.fill(v.get(), t.vd, c.dtype, seed, InputTensor::v, dist);
+      }
+      AttnParams pi = p;
+      pi.q = q.get();
+      pi.k = k.get();
+      pi.v = v.get();
+      AttnBwdParams bi = bp;
+      if (backward) {
+        d_o = TrackedBuffer(tracker, t.d_o.bytes(), "dO (cold copy)");
+        platform.fill(d_o.get(), t.od, c.dtype, seed, InputTensor::d_o, dist);
+        bi.d_o = d_o.get();
+      }
+      bi.fwd = pi;
+      cold.params.push_back(pi);
+      cold.bwd.push_back(bi);
+      cold.launches.push_back(
+          timed_region(c, backend, cold.params.back(), cold.bwd.back(), platform));
+      cold.buffers.push_back(std::move(q));
+      cold.buffers.push_back(std::move(k));
+      cold.buffers.push_back(std::move(v));
+      if (backward) cold.buffers.push_back(std::move(d_o));
+    }
+  } catch (const OutOfMemory& e) {
+    throw std::runtime_error(fmt::format(
+        "cold timing: {} copies of the inputs ({} bytes each) to exceed twice the {}-byte cache "
+        "did not fit ({}); time this case with measure.timing \"events\"",
+        copies - 1, input_bytes(c, t), platform.cache_bytes(), e.what()));
+  }
+  platform.check_after_run("cold-timing input copies");
+  cold.extra_bytes = tracker.current_bytes() - before;
+}
+
+// The per-launch time of one timed sample, by measure.timing.
+using SampleFn = std::function<double()>;
+
+void sample_timings(const Case& c, const std::function<void()>& launch, const ColdInputs* cold,
+                    Platform& platform, CaseResult& r) {
   const MeasureSettings& m = c.measure;
   GpuStateProbe* probe = platform.gpu_state_probe();
   std::optional<SettleOutcome> settled;
@@ -148,6 +236,39 @@ void sample_timings(const Case& c, const std::function<void()>& launch, Platform
   for (int i = 0; i < warmup; ++i) platform.time_ms(launch, false);
   platform.check_after_run("warm-up");
 
+  // events: one launch between two events after the flush kernel. graph: one replay of N
+  // captured launches after the flush kernel, over N. cold: one launch on the next input set,
+  // no flush kernel (the rotation is what makes the caches cold).
+  SampleFn sample = [&] { return platform.time_ms(launch, m.l2_flush); };
+  struct GraphRelease {  // the captured graph goes on every path out
+    Platform* p = nullptr;
+    ~GraphRelease() {
+      if (p) p->release_graph();
+    }
+  } graph_release;
+  if (m.timing == TimingMethod::graph) {
+    int n = 1;
+    if (!m.profile_once) {  // --profile-once: the profiled launch once, in a graph of one
+      const double one = platform.time_ms(launch, false);
+      n = one > 0 ? static_cast<int>(
+                        std::clamp<double>(std::ceil(kGraphReplayMs / one), 1, kMaxGraphLaunches))
+                  : kMaxGraphLaunches;
+    }
+    graph_release.p = &platform;
+    platform.capture_graph(launch, n);
+    if (!m.profile_once) platform.time_graph_ms(false);  // one untimed replay
+    platform.check_after_run("graph capture");
+    r.time.graph_launches = n;
+    sample = [&platform, &m, n] { return platform.time_graph_ms(m.l2_flush) / n; };
+  } else if (m.timing == TimingMethod::cold && cold != nullptr) {
+    r.time.cold_copies = static_cast<int>(cold->launches.size());
+    r.time.cold_copy_bytes = cold->extra_bytes;
+    sample = [&platform, cold, next = std::size_t{0}]() mutable {
+      next = (next + 1) % cold->launches.size();  // set 0 ran last (the warm-up)
+      return platform.time_ms(cold->launches[next], false);
+    };
+  }
+
   std::vector<double> samples;
   const GpuReading state_start = probe ? probe->read() : GpuReading{};
   std::vector<GpuReading> state_after;
@@ -157,7 +278,7 @@ void sample_timings(const Case& c, const std::function<void()>& launch, Platform
     {
       const NvtxRange range(kNvtxEnabled ? fmt::format("{} #{}", c.id(), samples.size())
                                          : std::string());
-      samples.push_back(platform.time_ms(launch, m.l2_flush));
+      samples.push_back(sample());
     }
     if (probe) state_after.push_back(probe->read_sample());
     const int n = static_cast<int>(samples.size());
@@ -186,9 +307,12 @@ void sample_timings(const Case& c, const std::function<void()>& launch, Platform
                       : gpu_state_absent_json(platform.gpu_state_absent());
   if (settled) r.gpu_state["settle"] = settle_json(*settled);
   SampleSelection sel = select_samples(samples, state_after, m.drop_throttled);
-  const double first = r.time.first_ms;
+  const TimeStats before = r.time;  // first_ms and the timing method's bookkeeping
   r.time = summarize(sel.used);
-  r.time.first_ms = first;
+  r.time.first_ms = before.first_ms;
+  r.time.graph_launches = before.graph_launches;
+  r.time.cold_copies = before.cold_copies;
+  r.time.cold_copy_bytes = before.cold_copy_bytes;
   const std::size_t keep = std::min<std::size_t>(
       sel.used.size(), static_cast<std::size_t>(std::clamp(m.keep_samples, 0, kMaxKeptSamples)));
   r.time.samples.assign(sel.used.begin(), sel.used.begin() + static_cast<std::ptrdiff_t>(keep));
@@ -289,6 +413,17 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
     return r;
   }
 
+  if (c.measure.timing == TimingMethod::graph && !platform.graph_support(&why)) {
+    r.status = Status::unsupported;
+    r.reason = why;
+    return r;
+  }
+  if (c.measure.timing == TimingMethod::cold && !backend.rotates_inputs(&why)) {
+    r.status = Status::unsupported;
+    r.reason = "cold timing: " + why;
+    return r;
+  }
+
   const auto case_start = Clock::now();
   MemoryTracker& tracker = platform.tracker();
   tracker.reset_peak();
@@ -336,10 +471,19 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
     // --profile-once: the profiled run is the one timed sample; nothing else runs the kernel.
     if (!c.measure.profile_once) verify_and_dump(c, t, launch, dump, platform, r);
     const auto timing_start = Clock::now();
-    sample_timings(c, launch, platform, r);
+    // measure.timing "cold": the input copies come after the verification, and the case's
+    // peak is the larger of the peak before them and the peak without them during the timing.
+    const std::int64_t peak_before_cold = tracker.peak_bytes();
+    ColdInputs cold;
+    const bool rotate = c.measure.timing == TimingMethod::cold;
+    if (rotate) make_cold_inputs(c, t, backend, p, bp, platform, launch, cold);
+    sample_timings(c, launch, rotate ? &cold : nullptr, platform, r);
     sample_sustained(c, launch, platform, r);
     r.wall_ms.timing = ms_since(timing_start);
-    r.memory.peak_bytes = tracker.peak_bytes() - base;
+    r.memory.peak_bytes =
+        (rotate ? std::max(peak_before_cold, tracker.peak_bytes() - cold.extra_bytes)
+                : tracker.peak_bytes()) -
+        base;
     r.memory.workspace_bytes = r.memory.peak_bytes - io;
     r.tflops = r.flops / (r.time.median * 1e-3) / 1e12;
     r.gbps = static_cast<double>(min_traffic_bytes(c)) / (r.time.median * 1e-3) / 1e9;

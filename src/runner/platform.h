@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 
 #include "backends/backend.h"
@@ -53,6 +54,28 @@ class Platform {
   // Times one call of `launch` in milliseconds (device events on CUDA, a steady clock on the
   // host), flushing the L2 cache first when `flush` is set and the platform has one.
   virtual double time_ms(const std::function<void()>& launch, bool flush) = 0;
+  // measure.timing "graph" (docs/methods.md "Timing methods"). Whether the platform can time
+  // CUDA-graph replays at all; false with the reason where it cannot (the host).
+  virtual bool graph_support(std::string* why) const {
+    if (why) *why = "graph timing needs the CUDA target";
+    return false;
+  }
+  // Captures `launches` back-to-back calls of `launch` into one graph on the platform's stream
+  // and instantiates it (nothing runs). Throws a descriptive std::runtime_error where the launch
+  // cannot be captured (a host synchronization inside it), leaving the stream usable.
+  virtual void capture_graph(const std::function<void()>& /*launch*/, int /*launches*/) {
+    throw std::runtime_error("graph timing needs the CUDA target");
+  }
+  // Times one replay of the captured graph (all its launches) in milliseconds, flushing the L2
+  // cache first, outside the timed region, when `flush` is set.
+  virtual double time_graph_ms(bool /*flush*/) {
+    throw std::runtime_error("graph timing needs the CUDA target");
+  }
+  // Frees the captured graph; a no-op without one.
+  virtual void release_graph() {}
+  // measure.timing "cold": the bytes of the last-level cache the input rotation must exceed
+  // twice (the GPU's L2; on the host the last-level CPU cache, or 32 MiB where unknown).
+  virtual std::int64_t cache_bytes() const { return std::int64_t{32} << 20; }
   // Raises a descriptive error if the last run left the platform in an error state.
   virtual void check_after_run(const char* what) = 0;
   // True when the platform can no longer run cases (a sticky CUDA error).

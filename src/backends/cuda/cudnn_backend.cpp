@@ -178,6 +178,17 @@ class CudnnBackend final : public Backend {
   // variant pack of their own: a host-side descriptor, the plan and workspaces are reused. The
   // shape key is formed only then, so the timed calls on the prepared buffers stay a pointer
   // comparison.
+  // The variant pack binds the prepared pointers; other inputs rebuild it on the host inside
+  // the timed region, which the events would time.
+  bool rotates_inputs(std::string* why) const override {
+    if (why) {
+      *why =
+          "cudnn binds its plan's variant pack to the prepared input pointers (another input set "
+          "rebuilds it on the host inside the timed region)";
+    }
+    return false;
+  }
+
   void run(const AttnParams& p, void* stream) override {
     if (plan_ == nullptr || !pack_) {
       throw std::runtime_error("cudnn: run() without a prepare()");

@@ -49,7 +49,10 @@ class CudaPlatform final : public Platform {
     // Once per process, before any case allocates: the probe's buffers are gone by then.
     copy_bw_gbs_ = measure_copy_bw_gbs(kCopyProbeBytes, stream_.s, &copy_bw_absent_);
   }
-  ~CudaPlatform() override { (void)cudaFree(flush_); }
+  ~CudaPlatform() override {
+    release_graph();
+    (void)cudaFree(flush_);
+  }
 
   std::string target() const override { return "cuda"; }
   TargetInfo info() const override { return target_info(gpu_); }
@@ -109,6 +112,63 @@ class CudaPlatform final : public Platform {
     return ms;
   }
 
+  bool graph_support(std::string*) const override { return true; }
+
+  // One graph of `launches` back-to-back calls, captured in thread-local mode: a call that is
+  // not capturable (a host synchronization, a legacy-stream copy) fails the capture, which is
+  // ended and its error cleared before the descriptive error is thrown.
+  void capture_graph(const std::function<void()>& launch, int launches) override {
+    release_graph();
+    FA2B_CUDA_CHECK(cudaStreamSynchronize(stream_.s));
+    FA2B_CUDA_CHECK(cudaStreamBeginCapture(stream_.s, cudaStreamCaptureModeThreadLocal));
+    std::string failure;
+    try {
+      for (int i = 0; i < launches; ++i) launch();
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+    cudaGraph_t graph = nullptr;
+    const cudaError_t end = cudaStreamEndCapture(stream_.s, &graph);
+    if (failure.empty() && end != cudaSuccess) failure = cudaGetErrorString(end);
+    if (failure.empty() && graph == nullptr) failure = "the capture gave no graph";
+    if (failure.empty()) {
+      const cudaError_t inst = cudaGraphInstantiate(&exec_, graph, 0);
+      if (inst != cudaSuccess) {
+        exec_ = nullptr;
+        failure = std::string("cudaGraphInstantiate: ") + cudaGetErrorString(inst);
+      }
+    }
+    if (graph != nullptr) (void)cudaGraphDestroy(graph);
+    if (!failure.empty()) {
+      (void)cudaGetLastError();  // a failed capture's error is not sticky: clear it
+      throw std::runtime_error(
+          "graph timing: the case's launch could not be captured in a CUDA graph (" + failure +
+          "); time it with measure.timing \"events\" or \"cold\"");
+    }
+    FA2B_CUDA_CHECK(cudaGraphUpload(exec_, stream_.s));
+  }
+
+  double time_graph_ms(bool flush) override {
+    if (exec_ == nullptr) throw std::logic_error("time_graph_ms without a captured graph");
+    if (flush) FA2B_CUDA_CHECK(cudaMemsetAsync(flush_, 0, flush_bytes_, stream_.s));
+    FA2B_CUDA_CHECK(cudaEventRecord(start_.e, stream_.s));
+    FA2B_CUDA_CHECK(cudaGraphLaunch(exec_, stream_.s));
+    FA2B_CUDA_CHECK(cudaEventRecord(stop_.e, stream_.s));
+    FA2B_CUDA_CHECK(cudaEventSynchronize(stop_.e));
+    float ms = 0;
+    FA2B_CUDA_CHECK(cudaEventElapsedTime(&ms, start_.e, stop_.e));
+    return ms;
+  }
+
+  void release_graph() override {
+    if (exec_ != nullptr) (void)cudaGraphExecDestroy(exec_);
+    exec_ = nullptr;
+  }
+
+  std::int64_t cache_bytes() const override {
+    return gpu_.l2_bytes > 0 ? gpu_.l2_bytes : Platform::cache_bytes();
+  }
+
   void check_after_run(const char* what) override {
     const cudaError_t err = cudaStreamSynchronize(stream_.s);
     if (err != cudaSuccess) {
@@ -142,7 +202,8 @@ class CudaPlatform final : public Platform {
   Event start_, stop_;
   void* flush_ = nullptr;
   std::size_t flush_bytes_ = 0;
-  mutable std::string broken_;  // the first sticky error seen; the context is lost
+  cudaGraphExec_t exec_ = nullptr;  // measure.timing "graph": the case's captured launches
+  mutable std::string broken_;      // the first sticky error seen; the context is lost
   std::unique_ptr<GpuStateProbe> probe_;
   std::string probe_absent_;
   double copy_bw_gbs_ = 0;
