@@ -104,9 +104,6 @@ std::optional<std::vector<json>> expand_axis_values(std::string_view axis, const
 // One value of the "lengths" axis: a list of lengths (each 0 or more) or a distribution object;
 // returns it normalised (a list, or the object with every key) or nullopt after reporting.
 std::optional<json> check_lengths(const json& v, const std::string& pointer, Errors& errors);
-// Sets c.lengths (a list) or c.lengths_source (a distribution; drawn by finish_varlen, which
-// knows B) from a normalised value.
-void set_lengths(Case& c, const json& v);
 // Where the axes that a variable-length batch ties together were given (JSON pointers); unset
 // when the case's sweep and the defaults leave one out. grid_B: B in the sweep's own grid (a B
 // of /defaults yields to a list of lengths).
