@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/axis_table.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -43,28 +45,108 @@ LengthSource length_source_of(const json& v) {
   return s;
 }
 
-// An integer field of Case as a count axis (value, set, same, params, CSV).
-#define FA2B_COUNT_AXIS(field)                                                      \
-  AxisDef {                                                                         \
-#field, AxisKind::count, {}, {}, [](const Case& c) { return json(c.field); },     \
-        [](Case& c, const json& v) { c.field = v.get<std::int64_t>(); },              \
-        [](const Case& a, const Case& b) { return a.field == b.field; },              \
-        [](const Case& c, ordered_json& p) { p[#field] = c.field; }, false,           \
-        {{#field, [](const Case& c) { return std::to_string(c.field); }}}, {},        \
-        TuneRule::keep \
+// A name read from the params: its enum, or the loader's "unknown <what>" error.
+template <class E, class Parse>
+E name_of(const ParamsIn& in, const nlohmann::json& v, const std::string& where, const char* what,
+          Parse parse) {
+  const std::string s = in.to_string(v, where);
+  const auto e = parse(s);
+  if (!e) in.fail(where, fmt::format("unknown {} \"{}\"", what, s));
+  return *e;
+}
+
+// A required name key of the params.
+template <class E, class Parse>
+E required_name(const ParamsIn& in, const char* key, Parse parse) {
+  return name_of<E>(in, in.require(in.params(), in.pointer(), key), in.at(key), key, parse);
+}
+
+// An optional name key of the params: absent (files written before it) leaves `out`.
+template <class E, class Parse>
+void optional_name(const ParamsIn& in, const char* key, E& out, Parse parse) {
+  if (const json* v = in.find(in.params(), key)) out = name_of<E>(in, *v, in.at(key), key, parse);
+}
+
+// A required size (>= 1) of the params.
+std::int64_t required_size(const ParamsIn& in, const char* key) {
+  return in.at_least(in.require(in.params(), in.pointer(), key), in.at(key), 1);
+}
+
+// A variable-length batch's params (absent for every other case): the lengths, the packing and
+// the distribution they were drawn from, which the case's id names.
+void read_lengths(const ParamsIn& in, Case& c) {
+  const json* lengths = in.find(in.params(), "lengths");
+  if (lengths && !lengths->is_array()) in.wrong_type(in.at("lengths"), "an array", *lengths);
+  if (lengths) {
+    const std::string lp = in.at("lengths");
+    if (lengths->empty()) in.fail(lp, "expected at least one length");
+    for (std::size_t i = 0; i < lengths->size(); ++i) {
+      const std::int64_t n = in.to_int((*lengths)[i], lp + "/" + std::to_string(i));
+      if (n < 0) in.fail(lp + "/" + std::to_string(i), "expected a length >= 0");
+      c.lengths.push_back(n);
+    }
+    if (static_cast<std::int64_t>(c.lengths.size()) != c.B) {
+      in.fail(lp, fmt::format("expected B = {} lengths, got {}", c.B, c.lengths.size()));
+    }
+    c.packing = required_name<Packing>(in, "packing", parse_packing);
+    const json* d = in.find(in.params(), "lengths_dist");
+    if (d && !d->is_object()) in.wrong_type(in.at("lengths_dist"), "an object", *d);
+    if (d) {
+      const std::string dp = in.at("lengths_dist");
+      const std::string dist = in.to_string(in.require(*d, dp, "dist"), dp + "/dist");
+      LengthSource& s = c.lengths_source;
+      if (dist == "uniform") {
+        s.dist = LengthDist::uniform;
+      } else if (dist == "lognormal") {
+        s.dist = LengthDist::lognormal;
+        s.mean = in.to_double(in.require(*d, dp, "mean"), dp + "/mean");
+        s.sigma = in.finite_nonnegative(in.require(*d, dp, "sigma"), dp + "/sigma");
+      } else {
+        in.fail(dp + "/dist", fmt::format("unknown length distribution \"{}\"", dist));
+      }
+      s.min = in.at_least(in.require(*d, dp, "min"), dp + "/min", 0);
+      s.max = in.at_least(in.require(*d, dp, "max"), dp + "/max", 0);
+      s.seed = in.to_uint(in.require(*d, dp, "seed"), dp + "/seed");
+    }
   }
+  // Read after kv_layout (this axis's params come last).
+  if (c.paged() && c.varlen())
+    in.fail(in.at("kv_layout"), "a paged KV cache with lengths (dense batches only)");
+}
+
+// An integer field of Case as a count axis (value, set, same, params written and read as a
+// required size, CSV column).
+// clang-format off
+#define FA2B_COUNT_AXIS(field)                                                              \
+  AxisDef{#field, AxisKind::count, {}, {},                                                  \
+          [](const Case& c) { return json(c.field); },                                      \
+          [](Case& c, const json& v) { c.field = v.get<std::int64_t>(); },                  \
+          [](const Case& a, const Case& b) { return a.field == b.field; },                  \
+          [](const Case& c, ordered_json& p) { p[#field] = c.field; },                      \
+          [](const ParamsIn& in, Case& c) { c.field = required_size(in, #field); },         \
+          false,                                                                            \
+          {{#field, [](const Case& c) { return std::to_string(c.field); }}},                \
+          {},                                                                               \
+          TuneRule::keep}
+// clang-format on
 
 std::vector<AxisDef> make_table() {
   std::vector<AxisDef> t;
   t.push_back(FA2B_COUNT_AXIS(B));
   t.push_back(FA2B_COUNT_AXIS(H));
   t.push_back(FA2B_COUNT_AXIS(H_kv));
+  // Absent in files written before grouped-query attention: H_kv = H.
+  t.back().read_params = [](const ParamsIn& in, Case& c) {
+    c.H_kv = c.H;
+    if (const json* v = in.find(in.params(), "H_kv")) c.H_kv = in.at_least(*v, in.at("H_kv"), 1);
+  };
   t.push_back(AxisDef{"T",
                       AxisKind::count,
                       {},
                       {"T_q", "T_k"},
                       [](const Case& c) { return c.T_q == c.T_k ? json(c.T_q) : json(); },
                       [](Case& c, const json& v) { c.T_q = c.T_k = v.get<std::int64_t>(); },
+                      nullptr,
                       nullptr,
                       nullptr,
                       false,
@@ -105,23 +187,26 @@ std::vector<AxisDef> make_table() {
           p["lengths_dist"] = d;
         }
       },
+      read_lengths,
       true,
       {},
       "the CSV has the batch's packing, total_tokens, padding_ratio and executed_flops",
       TuneRule::leave});
   t.push_back(FA2B_COUNT_AXIS(D));
-  t.push_back(AxisDef{"dtype",
-                      AxisKind::name,
-                      {"fp16", "bf16", "fp32"},
-                      {},
-                      [](const Case& c) { return json(str(to_string(c.dtype))); },
-                      [](Case& c, const json& v) { c.dtype = *parse_dtype(v.get<std::string>()); },
-                      [](const Case& a, const Case& b) { return a.dtype == b.dtype; },
-                      [](const Case& c, ordered_json& p) { p["dtype"] = to_string(c.dtype); },
-                      false,
-                      {{"dtype", [](const Case& c) { return str(to_string(c.dtype)); }}},
-                      {},
-                      TuneRule::keep});
+  t.push_back(AxisDef{
+      "dtype",
+      AxisKind::name,
+      {"fp16", "bf16", "fp32"},
+      {},
+      [](const Case& c) { return json(str(to_string(c.dtype))); },
+      [](Case& c, const json& v) { c.dtype = *parse_dtype(v.get<std::string>()); },
+      [](const Case& a, const Case& b) { return a.dtype == b.dtype; },
+      [](const Case& c, ordered_json& p) { p["dtype"] = to_string(c.dtype); },
+      [](const ParamsIn& in, Case& c) { c.dtype = required_name<DType>(in, "dtype", parse_dtype); },
+      false,
+      {{"dtype", [](const Case& c) { return str(to_string(c.dtype)); }}},
+      {},
+      TuneRule::keep});
   t.push_back(AxisDef{"causal",
                       AxisKind::flag,
                       {},
@@ -130,6 +215,10 @@ std::vector<AxisDef> make_table() {
                       [](Case& c, const json& v) { c.causal = v.get<bool>(); },
                       [](const Case& a, const Case& b) { return a.causal == b.causal; },
                       [](const Case& c, ordered_json& p) { p["causal"] = c.causal; },
+                      [](const ParamsIn& in, Case& c) {
+                        c.causal = in.to_bool(in.require(in.params(), in.pointer(), "causal"),
+                                              in.at("causal"));
+                      },
                       false,
                       {{"causal", [](const Case& c) { return bool_cell(c.causal); }}},
                       {},
@@ -149,24 +238,37 @@ std::vector<AxisDef> make_table() {
               [](const Case& c, ordered_json& p) {
                 p["window"] = {c.window.left, c.window.right};
               },
+              // Absent in files written before windows: no window.
+              [](const ParamsIn& in, Case& c) {
+                const json* w = in.find(in.params(), "window");
+                if (!w) return;
+                const std::string wp = in.at("window");
+                if (!w->is_array() || w->size() != 2) in.fail(wp, "expected [left, right]");
+                c.window.left = in.to_int((*w)[0], wp + "/0");
+                c.window.right = in.to_int((*w)[1], wp + "/1");
+                if (c.window.left < -1 || c.window.right < -1) {
+                  in.fail(wp, "expected widths >= 0, or -1 for an unbounded side");
+                }
+              },
               false,
               {{"window_left", [](const Case& c) { return std::to_string(c.window.left); }},
                {"window_right", [](const Case& c) { return std::to_string(c.window.right); }}},
               {},
               TuneRule::keep_if_set});
-  t.push_back(
-      AxisDef{"layout",
-              AxisKind::name,
-              {"bhsd", "bshd"},
-              {},
-              [](const Case& c) { return json(str(to_string(c.layout))); },
-              [](Case& c, const json& v) { c.layout = *parse_layout(v.get<std::string>()); },
-              [](const Case& a, const Case& b) { return a.layout == b.layout; },
-              [](const Case& c, ordered_json& p) { p["layout"] = to_string(c.layout); },
-              false,
-              {{"layout", [](const Case& c) { return str(to_string(c.layout)); }}},
-              {},
-              TuneRule::keep});
+  t.push_back(AxisDef{
+      "layout",
+      AxisKind::name,
+      {"bhsd", "bshd"},
+      {},
+      [](const Case& c) { return json(str(to_string(c.layout))); },
+      [](Case& c, const json& v) { c.layout = *parse_layout(v.get<std::string>()); },
+      [](const Case& a, const Case& b) { return a.layout == b.layout; },
+      [](const Case& c, ordered_json& p) { p["layout"] = to_string(c.layout); },
+      [](const ParamsIn& in, Case& c) { optional_name(in, "layout", c.layout, parse_layout); },
+      false,
+      {{"layout", [](const Case& c) { return str(to_string(c.layout)); }}},
+      {},
+      TuneRule::keep});
   t.push_back(AxisDef{
       "packing",
       AxisKind::name,
@@ -177,23 +279,26 @@ std::vector<AxisDef> make_table() {
       // Meaningful for a variable-length batch only.
       [](const Case& a, const Case& b) { return !a.varlen() || a.packing == b.packing; },
       nullptr,  // written with the lengths
+      nullptr,  // read with the lengths
       false,
       {{"packing",
         [](const Case& c) { return c.varlen() ? str(to_string(c.packing)) : std::string(); }}},
       {},
       TuneRule::leave});
-  t.push_back(AxisDef{"mode",
-                      AxisKind::name,
-                      {"fwd", "bwd", "fwd_bwd"},
-                      {},
-                      [](const Case& c) { return json(str(to_string(c.mode))); },
-                      [](Case& c, const json& v) { c.mode = *parse_mode(v.get<std::string>()); },
-                      [](const Case& a, const Case& b) { return a.mode == b.mode; },
-                      [](const Case& c, ordered_json& p) { p["mode"] = to_string(c.mode); },
-                      false,
-                      {{"mode", [](const Case& c) { return str(to_string(c.mode)); }}},
-                      {},
-                      TuneRule::own});
+  t.push_back(
+      AxisDef{"mode",
+              AxisKind::name,
+              {"fwd", "bwd", "fwd_bwd"},
+              {},
+              [](const Case& c) { return json(str(to_string(c.mode))); },
+              [](Case& c, const json& v) { c.mode = *parse_mode(v.get<std::string>()); },
+              [](const Case& a, const Case& b) { return a.mode == b.mode; },
+              [](const Case& c, ordered_json& p) { p["mode"] = to_string(c.mode); },
+              [](const ParamsIn& in, Case& c) { optional_name(in, "mode", c.mode, parse_mode); },
+              false,
+              {{"mode", [](const Case& c) { return str(to_string(c.mode)); }}},
+              {},
+              TuneRule::own});
   t.push_back(
       AxisDef{"variant",
               AxisKind::index,
@@ -208,6 +313,14 @@ std::vector<AxisDef> make_table() {
               // every other case stay as they were.
               [](const Case& c, ordered_json& p) {
                 if (c.variant != 0 || takes_variants(c.backend)) p["variant"] = c.variant;
+              },
+              [](const ParamsIn& in, Case& c) {
+                std::int64_t variant = 0;
+                if (const json* v = in.find(in.params(), "variant"))
+                  variant = in.to_int(*v, in.at("variant"));
+                if (variant < 0 || variant > (1 << 16))
+                  in.fail(in.at("variant"), "expected 0 to 65536");
+                c.variant = static_cast<int>(variant);
               },
               false,
               {},
@@ -225,6 +338,10 @@ std::vector<AxisDef> make_table() {
       [](const Case& c, ordered_json& p) {
         if (c.paged()) p["kv_layout"] = to_string(c.kv_layout);
       },
+      // Absent for a contiguous case, and in files written before pages.
+      [](const ParamsIn& in, Case& c) {
+        optional_name(in, "kv_layout", c.kv_layout, parse_kv_layout);
+      },
       false,
       {{"kv_layout", [](const Case& c) { return str(to_string(c.kv_layout)); }}},
       {},
@@ -240,6 +357,17 @@ std::vector<AxisDef> make_table() {
       [](const Case& a, const Case& b) { return a.page_size == b.page_size; },
       [](const Case& c, ordered_json& p) {
         if (c.paged()) p["page_size"] = c.page_size;
+      },
+      // Required for a paged case (read after kv_layout).
+      [](const ParamsIn& in, Case& c) {
+        if (!c.paged()) return;
+        c.page_size =
+            in.to_int(in.require(in.params(), in.pointer(), "page_size"), in.at("page_size"));
+        if (c.page_size < kMinPageSize || c.page_size > kMaxPageSize ||
+            (c.page_size & (c.page_size - 1)) != 0) {
+          in.fail(in.at("page_size"),
+                  fmt::format("expected a power of two from {} to {}", kMinPageSize, kMaxPageSize));
+        }
       },
       false,
       {{"page_size",

@@ -6,6 +6,7 @@
 // pieces.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -40,6 +41,34 @@ struct AxisCsvColumn {
   std::string (*cell)(const Case&);
 };
 
+// The results loader's checked reading of one case's params object (io/results_loader.cpp
+// implements it): every error names the file and the JSON pointer, as the loader's always have.
+class ParamsIn {
+ public:
+  virtual ~ParamsIn() = default;
+  // The params object and its pointer ("/cases/3/params").
+  virtual const nlohmann::json& params() const = 0;
+  virtual const std::string& pointer() const = 0;
+  std::string at(const char* key) const { return pointer() + "/" + key; }
+  // A key of `obj`: nullptr when absent; require fails ("missing") at `where`/key.
+  virtual const nlohmann::json* find(const nlohmann::json& obj, const char* key) const = 0;
+  virtual const nlohmann::json& require(const nlohmann::json& obj, const std::string& where,
+                                        const char* key) const = 0;
+  virtual std::int64_t to_int(const nlohmann::json& v, const std::string& where) const = 0;
+  virtual std::uint64_t to_uint(const nlohmann::json& v, const std::string& where) const = 0;
+  virtual double to_double(const nlohmann::json& v, const std::string& where) const = 0;
+  // A finite number >= 0.
+  virtual double finite_nonnegative(const nlohmann::json& v, const std::string& where) const = 0;
+  virtual std::string to_string(const nlohmann::json& v, const std::string& where) const = 0;
+  virtual bool to_bool(const nlohmann::json& v, const std::string& where) const = 0;
+  // An integer at least `min`.
+  virtual std::int64_t at_least(const nlohmann::json& v, const std::string& where,
+                                std::int64_t min) const = 0;
+  [[noreturn]] virtual void fail(const std::string& where, const std::string& what) const = 0;
+  [[noreturn]] virtual void wrong_type(const std::string& where, const char* expected,
+                                       const nlohmann::json& v) const = 0;
+};
+
 struct AxisDef {
   std::string_view name;
   AxisKind kind;
@@ -60,6 +89,10 @@ struct AxisDef {
   // another axis writes them (packing: with lengths). Keys a case did not have before the axis
   // existed are left out for such cases, so that older params stay byte for byte.
   void (*write_params)(const Case&, nlohmann::ordered_json&);
+  // Reads the keys write_params writes back into the case (the results loader), refusing
+  // impossible values; an absent key means what files written before the axis meant (the
+  // default). Present exactly when write_params is; runs in the same order.
+  void (*read_params)(const ParamsIn&, Case&);
   // Whether write_params runs after every other axis's (the variable-length keys, written last
   // since before the paged and variant keys existed).
   bool params_last = false;

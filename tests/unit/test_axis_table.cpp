@@ -92,6 +92,8 @@ TEST(AxisTable, EveryAxisHasItsPieces) {
     EXPECT_EQ(find_axis(a.name), &a);
     EXPECT_NE(a.value, nullptr) << "no value: selectors cannot match it";
     EXPECT_NE(a.set, nullptr) << "no setter: config expansion cannot set it";
+    EXPECT_EQ(a.write_params == nullptr, a.read_params == nullptr)
+        << "a params key written must be read back (and one read must be written)";
     EXPECT_TRUE(!a.csv.empty() || !a.no_csv.empty()) << "no CSV column and no reason";
     if (a.kind == AxisKind::name) {
       EXPECT_FALSE(a.names.empty()) << "a name axis with no names";
@@ -176,6 +178,40 @@ TEST(AxisTable, ParamsKeepTheirOrderAndLeaveOutAbsentAxes) {
   want = shape;
   want.push_back("variant");
   EXPECT_EQ(keys_of(axis_params(sample_cases()[3])), want);
+}
+
+TEST(AxisTable, LoaderRefusesImpossibleParamsNamingThePointer) {
+  const json good = to_json(result_of(sample_cases()[0]));
+  const auto refused = [&](const char* key, const json& value) {
+    json j = good;
+    j["params"][key] = value;
+    try {
+      case_result_from_json(j);
+    } catch (const ResultsFileError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(refused("B", 0).find("/params/B: 0 is below 1"), std::string::npos) << refused("B", 0);
+  EXPECT_NE(refused("dtype", "fp8").find("/params/dtype: unknown dtype \"fp8\""),
+            std::string::npos);
+  EXPECT_NE(refused("window", json::array({-2, 0})).find("/params/window: expected widths"),
+            std::string::npos);
+  EXPECT_NE(refused("page_size", 48).find("/params/page_size: expected a power of two"),
+            std::string::npos);
+  EXPECT_NE(refused("variant", 70000).find("/params/variant: expected 0 to 65536"),
+            std::string::npos);
+  json j = good;
+  j["params"]["lengths"] = json::array({1, 2});
+  j["params"]["packing"] = "packed";
+  EXPECT_THROW(case_result_from_json(j), ResultsFileError);  // B = 2 but paged
+  j["params"].erase("causal");
+  try {
+    case_result_from_json(j);
+    ADD_FAILURE() << "accepted params without causal";
+  } catch (const ResultsFileError& e) {
+    EXPECT_NE(std::string(e.what()).find("/params/causal: missing"), std::string::npos) << e.what();
+  }
 }
 
 std::vector<std::string> split_line(const std::string& line) {
