@@ -36,6 +36,20 @@ bool is_int_axis(std::string_view axis) {
   return a && a->kind == AxisKind::count;
 }
 
+const std::vector<std::string>& int_axis_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const AxisDef& a : axis_table())
+      if (a.kind == AxisKind::count) n.emplace_back(a.name);
+    return n;
+  }();
+  return names;
+}
+
+std::string int_axis_list() {
+  return join(int_axis_names(), ", ");
+}
+
 json case_axis_value(const Case& c, std::string_view axis) {
   if (axis == "backend") return c.backend;
   if (axis == "sweep") return c.sweep;
@@ -177,10 +191,8 @@ std::optional<std::vector<json>> expand_range(std::string_view axis, const json&
                                               const std::string& pointer, Errors& errors) {
   const std::size_t before = errors.size();
   if (!is_int_axis(axis)) {
-    errors.add(pointer,
-               "a range object is only allowed on integer axes (B, H, H_kv, T, T_q, "
-               "T_k, D); give a value or a list for \"" +
-                   std::string(axis) + "\"");
+    errors.add(pointer, "a range object is only allowed on integer axes (" + int_axis_list() +
+                            "); give a value or a list for \"" + std::string(axis) + "\"");
     return std::nullopt;
   }
   check_keys(v, pointer, {"range", "mul", "add"}, "range key", errors);

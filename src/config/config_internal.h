@@ -83,6 +83,10 @@ const std::vector<std::string>& grid_axis_names();
 // Selector axes: "backend", "sweep" and the grid axes.
 const std::vector<std::string>& selector_axis_names();
 bool is_int_axis(std::string_view axis);
+// The integer (count) axes of the axis table: B, H, H_kv, T, T_q, T_k, D (ranges, {min, max}
+// selectors, growth checks); int_axis_list() joins them with ", " for messages.
+const std::vector<std::string>& int_axis_names();
+std::string int_axis_list();
 // Whether `v`, given for `axis`, is a list of values rather than one value: any JSON array,
 // except that one window is itself a pair ([16, 16]); a list of windows is a list of pairs.
 bool is_value_list(std::string_view axis, const json& v);
