@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/axis_table.h"
 #include "core/metrics.h"
 
 namespace fa2b::checks {
@@ -94,11 +95,7 @@ bool is_backend(const Case& c, const std::string& name) {
 }
 
 bool same_shape(const Case& a, const Case& b) {
-  return a.B == b.B && a.H == b.H && a.H_kv == b.H_kv && a.T_q == b.T_q && a.T_k == b.T_k &&
-         a.D == b.D && a.dtype == b.dtype && a.causal == b.causal && a.window == b.window &&
-         a.layout == b.layout && a.mode == b.mode && a.lengths == b.lengths &&
-         (!a.varlen() || a.packing == b.packing) && a.kv_layout == b.kv_layout &&
-         a.page_size == b.page_size;
+  return same_on_axes(a, b);
 }
 
 const CaseResult* find_partner(const Case& c, const std::string& backend,

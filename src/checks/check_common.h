@@ -72,8 +72,9 @@ std::string no_match_detail(const Selector& s);
 
 // Role or backend name equals `name`.
 bool is_backend(const Case& c, const std::string& name);
-// Same B, H, H_kv, T_q, T_k, D, dtype, causal, window, layout, mode, and for a variable-length
-// batch the same lengths and packing.
+// Equal on every axis of the axis table that has `same` (core/axis_table.h): B, H, H_kv, T_q,
+// T_k, D, dtype, causal, window, layout, mode, kv_layout, page_size, and for a variable-length
+// batch the same lengths and packing; not the variant.
 bool same_shape(const Case& a, const Case& b);
 // The case of backend/role `backend` with the shape of `c`: one from c's sweep first, then
 // any; nullptr when there is none.

@@ -3,48 +3,34 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <map>
+#include <algorithm>
 #include <optional>
 
 #include "checks/check_common.h"
+#include "core/axis_table.h"
 
 namespace fa2b::checks {
 namespace {
 
-// The case's position on `axis`; nullopt when it has none (T on a case with T_q != T_k).
+// The case's position on `axis` (a count axis of core/axis_table.h); nullopt when it has none
+// (T on a case with T_q != T_k).
 std::optional<std::int64_t> axis_value(const Case& c, const std::string& axis) {
-  if (axis == "T") return c.T_q == c.T_k ? std::optional<std::int64_t>(c.T_q) : std::nullopt;
-  if (axis == "T_q") return c.T_q;
-  if (axis == "T_k") return c.T_k;
-  if (axis == "B") return c.B;
-  if (axis == "H") return c.H;
-  if (axis == "H_kv") return c.H_kv;
-  if (axis == "D") return c.D;
-  return std::nullopt;
+  const AxisDef* a = find_axis(axis);
+  if (!a || a->kind != AxisKind::count) return std::nullopt;
+  const auto v = a->value(c);
+  return v.is_number_integer() ? std::optional<std::int64_t>(v.get<std::int64_t>()) : std::nullopt;
 }
 
 bool known_axis(const std::string& axis) {
-  return axis == "T" || axis == "T_q" || axis == "T_k" || axis == "B" || axis == "H" ||
-         axis == "H_kv" || axis == "D";
+  const AxisDef* a = find_axis(axis);
+  return a && a->kind == AxisKind::count;
 }
 
-// Everything but the axis: the identity of a growth group.
-std::string group_key(const Case& c, const std::string& axis) {
-  auto part = [&](const char* name, std::int64_t value) {
-    const bool on_axis =
-        axis == name || (axis == "T" && (std::string(name) == "T_q" || std::string(name) == "T_k"));
-    return on_axis ? fmt::format("{}=*", name) : fmt::format("{}={}", name, value);
-  };
-  return fmt::format("{}/{}/{} {} {} {} {} {} {} {}/{}/w{},{}/{}/{}", c.sweep, c.role, c.backend,
-                     part("B", c.B), part("H", c.H), part("H_kv", c.H_kv), part("T_q", c.T_q),
-                     part("T_k", c.T_k), part("D", c.D), to_string(c.dtype),
-                     c.causal ? "causal" : "full", c.window.left, c.window.right,
-                     to_string(c.layout), to_string(c.mode)) +
-         // A variable-length batch's lengths (B and T follow from them) and packing.
-         (c.varlen() ? fmt::format(" L={}/{}", fmt::join(c.lengths, ","), to_string(c.packing))
-                     : std::string()) +
-         // A paged KV cache and its page size.
-         (c.paged() ? fmt::format(" paged{}", c.page_size) : std::string());
+// Everything but the axis: the identity of a growth group (same sweep, role and backend, and
+// equal on every other axis of the table).
+bool same_group(const Case& a, const Case& b, const std::string& axis) {
+  return a.sweep == b.sweep && a.role == b.role && a.backend == b.backend &&
+         same_on_axes(a, b, axis);
 }
 
 struct Group {
@@ -68,15 +54,15 @@ Verdict evaluate_growth(const CheckSpec& spec, const std::vector<CaseResult>& re
 
   const auto from = static_cast<std::int64_t>(spec.from);
   const auto to = static_cast<std::int64_t>(spec.to);
-  std::vector<std::string> order;
-  std::map<std::string, Group> groups;
+  // Groups in the order they first appear.
+  std::vector<Group> groups;
   for (const CaseResult* r : selected) {
     const auto a = axis_value(r->c, spec.axis);
     if (!a || (*a != from && *a != to)) continue;
-    const std::string key = group_key(r->c, spec.axis);
-    auto [it, inserted] = groups.try_emplace(key);
-    if (inserted) order.push_back(key);
-    Group& g = it->second;
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const Group& g) { return same_group(g.any->c, r->c, spec.axis); });
+    if (it == groups.end()) it = groups.insert(groups.end(), Group{});
+    Group& g = *it;
     if (!g.any) g.any = r;
     if (*a == from && !g.from) g.from = r;
     if (*a == to && !g.to) g.to = r;
@@ -90,8 +76,7 @@ Verdict evaluate_growth(const CheckSpec& spec, const std::vector<CaseResult>& re
   std::size_t problems = 0, failing = 0, outside = 0;
   const CaseResult* worst_case = nullptr;
   double worst_value = kNaN;
-  for (const std::string& key : order) {
-    const Group& g = groups[key];
+  for (const Group& g : groups) {
     auto problem = [&](std::string why) {
       if (problems++ == 0) first_problem = std::move(why);
     };

@@ -13,6 +13,7 @@
 
 #include "backends/backend.h"
 #include "cli/sweep_command.h"
+#include "core/axis_table.h"
 #include "core/backend_catalog.h"
 #include "io/atomic_file.h"
 #include "io/results_json.h"
@@ -68,17 +69,16 @@ TuneExpansion expand_tune_config(const Config& config, const std::string& role,
     }
     nlohmann::json variants = nlohmann::json::array();
     for (int v = 0; v < n; ++v) variants.push_back(v);
-    nlohmann::json grid = {{"B", c.B},
-                           {"H", c.H},
-                           {"H_kv", c.H_kv},
-                           {"T_q", c.T_q},
-                           {"T_k", c.T_k},
-                           {"D", c.D},
-                           {"dtype", std::string(to_string(c.dtype))},
-                           {"causal", c.causal},
-                           {"layout", std::string(to_string(c.layout))},
-                           {"variant", variants}};
-    if (c.window.bounded()) grid["window"] = {c.window.left, c.window.right};
+    // The case's shape from the axis table (core/axis_table.h): each axis's tune rule; the
+    // variants swept.
+    nlohmann::json grid = nlohmann::json::object();
+    const Case defaults;
+    for (const AxisDef& a : axis_table()) {
+      const bool keep = a.tune == TuneRule::keep ||
+                        (a.tune == TuneRule::keep_if_set && a.value(c) != a.value(defaults));
+      if (keep) grid[std::string(a.name)] = a.value(c);
+    }
+    grid["variant"] = variants;
     ++out.shapes;
     out.max_variants = std::max(out.max_variants, static_cast<std::size_t>(n));
     sweeps.push_back({{"name", fmt::format("{}#{}", c.sweep, out.shapes)},

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "config/config_internal.h"
+#include "core/axis_table.h"
 #include "core/seq_lengths.h"
 
 namespace fa2b::config_detail {
@@ -11,11 +12,13 @@ constexpr std::int64_t kMaxVariant = 1 << 16;
 }  // namespace
 
 const std::vector<std::string>& grid_axis_names() {
-  static const std::vector<std::string> names = {
-      "B", "H", "H_kv", "T", "T_q", "T_k", "lengths", "D", "dtype", "causal", "window", "layout",
-      "packing", "mode", "variant",
-      // Last, so that the order of every config written before them stays as it was.
-      "kv_layout", "page_size"};
+  // The axis table's order (core/axis_table.h): new axes go last, so that the order of every
+  // config written before them stays as it was.
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const AxisDef& a : axis_table()) n.emplace_back(a.name);
+    return n;
+  }();
   return names;
 }
 
@@ -29,33 +32,29 @@ const std::vector<std::string>& selector_axis_names() {
 }
 
 bool is_int_axis(std::string_view axis) {
-  return axis == "B" || axis == "H" || axis == "H_kv" || axis == "T" || axis == "T_q" ||
-         axis == "T_k" || axis == "D";
+  const AxisDef* a = find_axis(axis);
+  return a && a->kind == AxisKind::count;
+}
+
+const std::vector<std::string>& int_axis_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const AxisDef& a : axis_table())
+      if (a.kind == AxisKind::count) n.emplace_back(a.name);
+    return n;
+  }();
+  return names;
+}
+
+std::string int_axis_list() {
+  return join(int_axis_names(), ", ");
 }
 
 json case_axis_value(const Case& c, std::string_view axis) {
   if (axis == "backend") return c.backend;
   if (axis == "sweep") return c.sweep;
-  if (axis == "B") return c.B;
-  if (axis == "H") return c.H;
-  if (axis == "H_kv") return c.H_kv;
-  if (axis == "T") return c.T_q == c.T_k ? json(c.T_q) : json();
-  if (axis == "T_q") return c.T_q;
-  if (axis == "T_k") return c.T_k;
-  if (axis == "D") return c.D;
-  if (axis == "dtype") return std::string(to_string(c.dtype));
-  if (axis == "causal") return c.causal;
-  if (axis == "window") return json::array({c.window.left, c.window.right});
-  // A variable-length batch's lengths by their id tag ("uniform512-8192s1"); null when dense.
-  if (axis == "lengths") return c.varlen() ? json(lengths_tag(c)) : json();
-  if (axis == "packing") return c.varlen() ? json(std::string(to_string(c.packing))) : json();
-  if (axis == "layout") return std::string(to_string(c.layout));
-  if (axis == "mode") return std::string(to_string(c.mode));
-  if (axis == "variant") return c.variant;
-  if (axis == "kv_layout") return std::string(to_string(c.kv_layout));
-  // The page size as the grid set it (a contiguous case's is refused once where/exclude ran).
-  if (axis == "page_size") return c.page_size > 0 ? json(c.page_size) : json();
-  return json();
+  const AxisDef* a = find_axis(axis);
+  return a ? a->value(c) : json();
 }
 
 namespace {
@@ -136,42 +135,51 @@ bool is_value_list(std::string_view axis, const json& v) {
   if (!v.is_array()) return false;
   // A window is itself a list: [16, 16] is one window, [[16, 16], [0, 0]] two; one batch's
   // lengths too: [17, 1, 4097] is one batch, [[17, 1], {"dist": ...}] two.
-  if (axis == "lengths") return v.empty() || v[0].is_array() || v[0].is_object();
-  return axis != "window" || v.empty() || v[0].is_array();
+  const AxisDef* def = find_axis(axis);
+  const AxisKind kind = def ? def->kind : AxisKind::count;
+  if (kind == AxisKind::lengths) return v.empty() || v[0].is_array() || v[0].is_object();
+  return kind != AxisKind::window || v.empty() || v[0].is_array();
 }
 
 std::optional<json> check_axis_scalar(std::string_view axis, const json& v,
                                       const std::string& pointer, Errors& errors) {
-  if (is_int_axis(axis)) {
-    const auto i = get_positive_int(v, pointer, errors);
-    if (!i) return std::nullopt;
-    return json(*i);
+  const AxisDef* def = find_axis(axis);
+  if (!def) {
+    errors.add(pointer, "unknown axis \"" + std::string(axis) + "\"");
+    return std::nullopt;
   }
-  if (axis == "dtype") return check_name(v, {"fp16", "bf16", "fp32"}, "dtype", pointer, errors);
-  if (axis == "layout") return check_name(v, {"bhsd", "bshd"}, "layout", pointer, errors);
-  if (axis == "mode") return check_name(v, {"fwd", "bwd", "fwd_bwd"}, "mode", pointer, errors);
-  if (axis == "variant") {
-    // 0 is the shipped kernel; a dev-variant backend's own count bounds it (expand.cpp).
-    const auto i = get_int_at_least(v, 0, pointer, errors);
-    if (!i) return std::nullopt;
-    if (*i > kMaxVariant) {
-      errors.add(pointer, "variant " + std::to_string(*i) +
-                              " is beyond any backend's variants (at most " +
-                              std::to_string(kMaxVariant) + ")");
-      return std::nullopt;
+  switch (def->kind) {
+    case AxisKind::count: {
+      const auto i = get_positive_int(v, pointer, errors);
+      if (!i) return std::nullopt;
+      return json(*i);
     }
-    return json(*i);
-  }
-  if (axis == "window") return check_window(v, pointer, errors);
-  if (axis == "lengths") return check_lengths(v, pointer, errors);
-  if (axis == "packing") return check_name(v, {"padded", "packed"}, "packing", pointer, errors);
-  if (axis == "kv_layout")
-    return check_name(v, {"contiguous", "paged"}, "kv_layout", pointer, errors);
-  if (axis == "page_size") return check_page_size(v, pointer, errors);
-  if (axis == "causal") {
-    const auto b = get_bool(v, pointer, errors);
-    if (!b) return std::nullopt;
-    return json(*b);
+    case AxisKind::name:
+      return check_name(v, def->names, axis, pointer, errors);
+    case AxisKind::flag: {
+      const auto b = get_bool(v, pointer, errors);
+      if (!b) return std::nullopt;
+      return json(*b);
+    }
+    case AxisKind::index: {
+      // variant: 0 is the shipped kernel; a dev-variant backend's own count bounds it
+      // (expand.cpp).
+      const auto i = get_int_at_least(v, 0, pointer, errors);
+      if (!i) return std::nullopt;
+      if (*i > kMaxVariant) {
+        errors.add(pointer, "variant " + std::to_string(*i) +
+                                " is beyond any backend's variants (at most " +
+                                std::to_string(kMaxVariant) + ")");
+        return std::nullopt;
+      }
+      return json(*i);
+    }
+    case AxisKind::window:
+      return check_window(v, pointer, errors);
+    case AxisKind::lengths:
+      return check_lengths(v, pointer, errors);
+    case AxisKind::page:
+      return check_page_size(v, pointer, errors);
   }
   errors.add(pointer, "unknown axis \"" + std::string(axis) + "\"");
   return std::nullopt;
@@ -183,10 +191,8 @@ std::optional<std::vector<json>> expand_range(std::string_view axis, const json&
                                               const std::string& pointer, Errors& errors) {
   const std::size_t before = errors.size();
   if (!is_int_axis(axis)) {
-    errors.add(pointer,
-               "a range object is only allowed on integer axes (B, H, H_kv, T, T_q, "
-               "T_k, D); give a value or a list for \"" +
-                   std::string(axis) + "\"");
+    errors.add(pointer, "a range object is only allowed on integer axes (" + int_axis_list() +
+                            "); give a value or a list for \"" + std::string(axis) + "\"");
     return std::nullopt;
   }
   check_keys(v, pointer, {"range", "mul", "add"}, "range key", errors);

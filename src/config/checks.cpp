@@ -279,7 +279,7 @@ std::vector<CheckSpec> parse_checks(const json& raw, const std::vector<Case>& ca
       }
     }
     if (kind == "growth") {
-      const std::vector<std::string> int_axes = {"B", "H", "H_kv", "T", "T_q", "T_k", "D"};
+      const std::vector<std::string>& int_axes = int_axis_names();
       if (require("axis")) {
         if (auto a = get_name_in(ch["axis"], int_axes, "growth axis", ptr(cp, "axis"), own)) {
           spec.axis = *a;

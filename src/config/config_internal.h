@@ -83,6 +83,10 @@ const std::vector<std::string>& grid_axis_names();
 // Selector axes: "backend", "sweep" and the grid axes.
 const std::vector<std::string>& selector_axis_names();
 bool is_int_axis(std::string_view axis);
+// The integer (count) axes of the axis table: B, H, H_kv, T, T_q, T_k, D (ranges, {min, max}
+// selectors, growth checks); int_axis_list() joins them with ", " for messages.
+const std::vector<std::string>& int_axis_names();
+std::string int_axis_list();
 // Whether `v`, given for `axis`, is a list of values rather than one value: any JSON array,
 // except that one window is itself a pair ([16, 16]); a list of windows is a list of pairs.
 bool is_value_list(std::string_view axis, const json& v);
@@ -104,9 +108,6 @@ std::optional<std::vector<json>> expand_axis_values(std::string_view axis, const
 // One value of the "lengths" axis: a list of lengths (each 0 or more) or a distribution object;
 // returns it normalised (a list, or the object with every key) or nullopt after reporting.
 std::optional<json> check_lengths(const json& v, const std::string& pointer, Errors& errors);
-// Sets c.lengths (a list) or c.lengths_source (a distribution; drawn by finish_varlen, which
-// knows B) from a normalised value.
-void set_lengths(Case& c, const json& v);
 // Where the axes that a variable-length batch ties together were given (JSON pointers); unset
 // when the case's sweep and the defaults leave one out. grid_B: B in the sweep's own grid (a B
 // of /defaults yields to a list of lengths).

@@ -7,6 +7,7 @@
 
 #include "config/config_internal.h"
 #include "core/attention_mask.h"
+#include "core/axis_table.h"
 #include "core/backend_catalog.h"
 #include "core/shape_algebra.h"
 
@@ -120,24 +121,7 @@ struct Factor {
 };
 
 void set_axis(Case& c, const std::string& axis, const json& v) {
-  if (axis == "B") c.B = v.get<std::int64_t>();
-  if (axis == "H") c.H = v.get<std::int64_t>();
-  if (axis == "H_kv") c.H_kv = v.get<std::int64_t>();
-  if (axis == "T") c.T_q = c.T_k = v.get<std::int64_t>();
-  if (axis == "T_q") c.T_q = v.get<std::int64_t>();
-  if (axis == "T_k") c.T_k = v.get<std::int64_t>();
-  if (axis == "D") c.D = v.get<std::int64_t>();
-  if (axis == "dtype") c.dtype = *parse_dtype(v.get<std::string>());
-  if (axis == "causal") c.causal = v.get<bool>();
-  if (axis == "window")
-    c.window = SlidingWindow{v[0].get<std::int64_t>(), v[1].get<std::int64_t>()};
-  if (axis == "layout") c.layout = *parse_layout(v.get<std::string>());
-  if (axis == "lengths") set_lengths(c, v);
-  if (axis == "packing") c.packing = *parse_packing(v.get<std::string>());
-  if (axis == "mode") c.mode = *parse_mode(v.get<std::string>());
-  if (axis == "variant") c.variant = static_cast<int>(v.get<std::int64_t>());
-  if (axis == "kv_layout") c.kv_layout = *parse_kv_layout(v.get<std::string>());
-  if (axis == "page_size") c.page_size = v.get<std::int64_t>();
+  if (const AxisDef* a = find_axis(axis)) a->set(c, v);
 }
 
 // A paged case's page table: what contradicts it (pointer, message), or nothing. Paged combines

@@ -123,20 +123,6 @@ std::optional<json> check_dist(const json& v, const std::string& pointer, Errors
   return out;
 }
 
-LengthSource source_of(const json& v) {
-  LengthSource s;
-  if (!v.is_object()) return s;
-  s.dist = v["dist"] == "uniform" ? LengthDist::uniform : LengthDist::lognormal;
-  s.min = v["min"].get<std::int64_t>();
-  s.max = v["max"].get<std::int64_t>();
-  s.seed = v["seed"].get<std::uint64_t>();
-  if (s.dist == LengthDist::lognormal) {
-    s.mean = v["mean"].get<double>();
-    s.sigma = v["sigma"].get<double>();
-  }
-  return s;
-}
-
 }  // namespace
 
 std::optional<json> check_lengths(const json& v, const std::string& pointer, Errors& errors) {
@@ -147,14 +133,6 @@ std::optional<json> check_lengths(const json& v, const std::string& pointer, Err
              "({\"dist\": \"uniform\", \"min\": 512, \"max\": 8192, \"seed\": 1}), got " +
                  show(v));
   return std::nullopt;
-}
-
-void set_lengths(Case& c, const json& v) {
-  c.lengths_source = source_of(v);
-  c.lengths.clear();
-  if (v.is_array()) {
-    for (const auto& n : v) c.lengths.push_back(n.get<std::int64_t>());
-  }
 }
 
 std::vector<std::pair<std::string, std::string>> finish_varlen(Case& c, const VarlenAxes& given) {

@@ -119,10 +119,8 @@ std::optional<json> check_selector_scalar(const std::string& axis, const json& v
 std::optional<json> check_min_max(const std::string& axis, const json& v,
                                   const std::string& pointer, Errors& errors) {
   if (!is_int_axis(axis)) {
-    errors.add(pointer,
-               "{\"min\", \"max\"} bounds only apply to integer axes (B, H, H_kv, T, "
-               "T_q, T_k, D), not \"" +
-                   axis + "\"");
+    errors.add(pointer, "{\"min\", \"max\"} bounds only apply to integer axes (" + int_axis_list() +
+                            "), not \"" + axis + "\"");
     return std::nullopt;
   }
   const std::size_t before = errors.size();

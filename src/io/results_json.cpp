@@ -5,6 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "core/axis_table.h"
 #include "core/backend_catalog.h"
 #include "core/copy_bw.h"
 #include "core/seq_lengths.h"
@@ -29,43 +30,11 @@ J block(const json& j) {
   return J(j);
 }
 
-// The case's shape, in the order results files list it.
-// The variant only for a dev-variant backend's case (or a non-zero one), so that the params of
-// every other case stay as they were.
+// The case's shape, in the order results files list it: the axis table's params
+// (core/axis_table.h), each axis writing its keys.
 template <class J>
 J params_block(const Case& c) {
-  J p = {{"B", c.B},
-         {"H", c.H},
-         {"H_kv", c.H_kv},
-         {"T_q", c.T_q},
-         {"T_k", c.T_k},
-         {"D", c.D},
-         {"dtype", to_string(c.dtype)},
-         {"causal", c.causal},
-         {"window", {c.window.left, c.window.right}},
-         {"layout", to_string(c.layout)},
-         {"mode", to_string(c.mode)}};
-  if (c.variant != 0 || takes_variants(c.backend)) p["variant"] = c.variant;
-  // Only for a paged KV cache, so that the params of every other case stay as they were.
-  if (c.paged()) {
-    p["kv_layout"] = to_string(c.kv_layout);
-    p["page_size"] = c.page_size;
-  }
-  // Only for a variable-length batch, so that the params of every other case stay as they were.
-  if (c.varlen()) {
-    p["lengths"] = c.lengths;
-    p["packing"] = to_string(c.packing);
-    const LengthSource& s = c.lengths_source;
-    if (s.dist != LengthDist::list) {
-      J d = {{"dist", to_string(s.dist)}, {"min", s.min}, {"max", s.max}, {"seed", s.seed}};
-      if (s.dist == LengthDist::lognormal) {
-        d["mean"] = number_json<J>(s.mean);
-        d["sigma"] = number_json<J>(s.sigma);
-      }
-      p["lengths_dist"] = d;
-    }
-  }
-  return p;
+  return J(axis_params(c));
 }
 
 // A variable-length batch's token counts and FLOPs (results and `plan` alike).
@@ -91,7 +60,7 @@ J measure_block(const MeasureSettings& m) {
          {"verify_rows", m.verify_rows},
          {"keep_samples", m.keep_samples},
          {"drop_throttled", m.drop_throttled}};
-  if (m.profile_once) j["profile_once"] = true;  // absent: a measured case
+  if (m.profile_once) j["profile_once"] = true;                           // absent: a measured case
   if (m.verify != VerifyMode::sample) j["verify"] = to_string(m.verify);  // absent: sample
   if (m.sustained_s > 0) j["sustained_s"] = number_json<J>(m.sustained_s);  // absent: off
   if (m.settle_s > 0) j["settle_s"] = number_json<J>(m.settle_s);           // absent: off

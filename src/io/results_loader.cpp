@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "core/axis_table.h"
 #include "io/input_file.h"
 #include "io/json_input.h"
 #include "io/results_json.h"
@@ -192,60 +193,52 @@ class Reader {
   std::string file_;
 };
 
-// A variable-length batch's params (absent for every other case): the lengths, the packing and
-// the distribution they were drawn from, which the case's id names.
-void read_varlen(const Reader& rd, const json& p, const std::string& pp, Case& c) {
-  const json* lengths = rd.opt_array(p, pp, "lengths");
-  if (!lengths) return;
-  const std::string lp = pp + "/lengths";
-  if (lengths->empty()) rd.fail(lp, "expected at least one length");
-  for (std::size_t i = 0; i < lengths->size(); ++i) {
-    const std::int64_t n = rd.to_int((*lengths)[i], lp + "/" + std::to_string(i));
-    if (n < 0) rd.fail(lp + "/" + std::to_string(i), "expected a length >= 0");
-    c.lengths.push_back(n);
+// The params of a case as the axis table reads them (core/axis_table.h), through the Reader.
+class AxisParamsIn final : public ParamsIn {
+ public:
+  AxisParamsIn(const Reader& rd, const json& p, std::string pointer)
+      : rd_(rd), p_(p), pointer_(std::move(pointer)) {}
+  const json& params() const override { return p_; }
+  const std::string& pointer() const override { return pointer_; }
+  const json* find(const json& obj, const char* key) const override { return rd_.find(obj, key); }
+  const json& require(const json& obj, const std::string& where, const char* key) const override {
+    return rd_.require(obj, where, key);
   }
-  if (static_cast<std::int64_t>(c.lengths.size()) != c.B) {
-    rd.fail(lp, fmt::format("expected B = {} lengths, got {}", c.B, c.lengths.size()));
+  std::int64_t to_int(const json& v, const std::string& where) const override {
+    return rd_.to_int(v, where);
   }
-  c.packing = rd.enum_value<Packing>(rd.req_string(p, pp, "packing"), pp + "/packing", "packing",
-                                     [](std::string_view x) { return parse_packing(x); });
-  if (const json* d = rd.opt_object(p, pp, "lengths_dist")) {
-    const std::string dp = pp + "/lengths_dist";
-    const std::string dist = rd.req_string(*d, dp, "dist");
-    LengthSource& s = c.lengths_source;
-    if (dist == "uniform") {
-      s.dist = LengthDist::uniform;
-    } else if (dist == "lognormal") {
-      s.dist = LengthDist::lognormal;
-      s.mean = rd.to_double(rd.require(*d, dp, "mean"), dp + "/mean");
-      const json& sigma = rd.require(*d, dp, "sigma");
-      s.sigma = rd.in_range(rd.to_double(sigma, dp + "/sigma"), dp + "/sigma",
-                            Reader::Range::finite_nonnegative, sigma);
-    } else {
-      rd.fail(dp + "/dist", fmt::format("unknown length distribution \"{}\"", dist));
-    }
-    s.min = rd.at_least(rd.require(*d, dp, "min"), dp + "/min", 0);
-    s.max = rd.at_least(rd.require(*d, dp, "max"), dp + "/max", 0);
-    s.seed = rd.to_uint(rd.require(*d, dp, "seed"), dp + "/seed");
+  std::uint64_t to_uint(const json& v, const std::string& where) const override {
+    return rd_.to_uint(v, where);
   }
-}
+  double to_double(const json& v, const std::string& where) const override {
+    return rd_.to_double(v, where);
+  }
+  double finite_nonnegative(const json& v, const std::string& where) const override {
+    return rd_.in_range(rd_.to_double(v, where), where, Reader::Range::finite_nonnegative, v);
+  }
+  std::string to_string(const json& v, const std::string& where) const override {
+    return rd_.to_string(v, where);
+  }
+  bool to_bool(const json& v, const std::string& where) const override {
+    return rd_.to_bool(v, where);
+  }
+  std::int64_t at_least(const json& v, const std::string& where,
+                        std::int64_t min) const override {
+    return rd_.at_least(v, where, min);
+  }
+  [[noreturn]] void fail(const std::string& where, const std::string& what) const override {
+    rd_.fail(where, what);
+  }
+  [[noreturn]] void wrong_type(const std::string& where, const char* expected,
+                               const json& v) const override {
+    rd_.wrong_type(where, expected, v);
+  }
 
-// A paged KV cache's params (absent for a contiguous case, and in files written before pages).
-void read_kv_layout(const Reader& rd, const json& p, const std::string& pp, Case& c) {
-  const json* v = rd.find(p, "kv_layout");
-  if (!v) return;
-  c.kv_layout =
-      rd.enum_value<KvLayout>(rd.to_string(*v, pp + "/kv_layout"), pp + "/kv_layout", "kv_layout",
-                              [](std::string_view x) { return parse_kv_layout(x); });
-  if (!c.paged()) return;
-  c.page_size = rd.req_int(p, pp, "page_size");
-  if (c.page_size < kMinPageSize || c.page_size > kMaxPageSize ||
-      (c.page_size & (c.page_size - 1)) != 0) {
-    rd.fail(pp + "/page_size",
-            fmt::format("expected a power of two from {} to {}", kMinPageSize, kMaxPageSize));
-  }
-  if (c.varlen()) rd.fail(pp + "/kv_layout", "a paged KV cache with lengths (dense batches only)");
-}
+ private:
+  const Reader& rd_;
+  const json& p_;
+  std::string pointer_;
+};
 
 CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
   rd.expect_object(j, at);
@@ -259,40 +252,9 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
   const std::string pp = at + "/params";
   const json& p = rd.require(j, at, "params");
   rd.expect_object(p, pp);
-  c.B = rd.req_size(p, pp, "B");
-  c.H = rd.req_size(p, pp, "H");
-  c.H_kv = c.H;
-  rd.opt_count(p, pp, "H_kv", c.H_kv, 1);
-  c.T_q = rd.req_size(p, pp, "T_q");
-  c.T_k = rd.req_size(p, pp, "T_k");
-  c.D = rd.req_size(p, pp, "D");
-  c.dtype = rd.enum_value<DType>(rd.req_string(p, pp, "dtype"), pp + "/dtype", "dtype",
-                                 [](std::string_view s) { return parse_dtype(s); });
-  c.causal = rd.req_bool(p, pp, "causal");
-  // Absent in files written before windows: no window.
-  if (const json* w = rd.find(p, "window")) {
-    const std::string wp = pp + "/window";
-    if (!w->is_array() || w->size() != 2) rd.fail(wp, "expected [left, right]");
-    c.window.left = rd.to_int((*w)[0], wp + "/0");
-    c.window.right = rd.to_int((*w)[1], wp + "/1");
-    if (c.window.left < -1 || c.window.right < -1) {
-      rd.fail(wp, "expected widths >= 0, or -1 for an unbounded side");
-    }
-  }
-  if (const json* v = rd.find(p, "layout")) {
-    c.layout = rd.enum_value<Layout>(rd.to_string(*v, pp + "/layout"), pp + "/layout", "layout",
-                                     [](std::string_view x) { return parse_layout(x); });
-  }
-  if (const json* v = rd.find(p, "mode")) {
-    c.mode = rd.enum_value<Mode>(rd.to_string(*v, pp + "/mode"), pp + "/mode", "mode",
-                                 [](std::string_view x) { return parse_mode(x); });
-  }
-  read_varlen(rd, p, pp, c);
-  read_kv_layout(rd, p, pp, c);
-  std::int64_t variant = 0;
-  rd.opt_int(p, pp, "variant", variant);
-  if (variant < 0 || variant > (1 << 16)) rd.fail(pp + "/variant", "expected 0 to 65536");
-  c.variant = static_cast<int>(variant);
+  // Every axis reads its own keys, in the order the writer wrote them.
+  const AxisParamsIn in(rd, p, pp);
+  for (const AxisDef* a : params_axes()) a->read_params(in, c);
 
   const std::string mp = at + "/measure";
   if (const json* m = rd.opt_object(j, at, "measure")) {

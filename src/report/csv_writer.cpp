@@ -2,8 +2,12 @@
 // CSV results: one tidy row per case, units in the headers.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string_view>
+#include <vector>
 
+#include "core/axis_table.h"
 #include "core/seq_lengths.h"
 #include "core/shape_algebra.h"
 #include "io/atomic_file.h"
@@ -12,6 +16,9 @@
 namespace fa2b {
 namespace {
 
+// The column order. A column that an axis of core/axis_table.h declares is rendered by the
+// axis; the columns of an axis not named here (a new one) follow the last, so that these keep
+// their places.
 const char* const kColumns[] = {
     "id", "sweep", "backend", "role", "B", "H", "H_kv", "T_q", "T_k", "D", "dtype", "causal",
     "layout", "mode", "target", "status", "reason", "time_median_ms", "time_p10_ms", "time_p90_ms",
@@ -28,13 +35,31 @@ const char* const kColumns[] = {
     // A paged KV cache (page_size empty for a contiguous one).
     "kv_layout", "page_size"};
 
+// The axis column named `header`; nullptr for a result column.
+const AxisCsvColumn* axis_column(std::string_view header) {
+  for (const AxisDef& a : axis_table())
+    for (const AxisCsvColumn& col : a.csv)
+      if (col.header == header) return &col;
+  return nullptr;
+}
+
+// Every column: kColumns, then the axis columns kColumns does not name.
+std::vector<std::string_view> all_columns() {
+  std::vector<std::string_view> out(std::begin(kColumns), std::end(kColumns));
+  for (const AxisDef& a : axis_table())
+    for (const AxisCsvColumn& col : a.csv)
+      if (std::find(out.begin(), out.end(), col.header) == out.end()) out.push_back(col.header);
+  return out;
+}
+
 }  // namespace
 
 std::string results_csv_text(const ResultSet& rs) {
+  static const std::vector<std::string_view> columns = all_columns();
   std::string out;
-  for (std::size_t i = 0; i < std::size(kColumns); ++i) {
+  for (std::size_t i = 0; i < columns.size(); ++i) {
     if (i) out += ',';
-    out += kColumns[i];
+    out += columns[i];
   }
   out += '\n';
   for (const CaseResult& r : rs.cases) {
@@ -51,16 +76,16 @@ std::string results_csv_text(const ResultSet& rs) {
                                csv_field(c.sweep),
                                csv_field(c.backend),
                                csv_field(c.role),
-                               std::to_string(c.B),
-                               std::to_string(c.H),
-                               std::to_string(c.H_kv),
-                               std::to_string(c.T_q),
-                               std::to_string(c.T_k),
-                               std::to_string(c.D),
-                               std::string(to_string(c.dtype)),
-                               c.causal ? "true" : "false",
-                               std::string(to_string(c.layout)),
-                               std::string(to_string(c.mode)),
+                               "",  // B ... mode: axis columns
+                               "",
+                               "",
+                               "",
+                               "",
+                               "",
+                               "",
+                               "",
+                               "",
+                               "",
                                csv_field(r.target),
                                std::string(to_string(r.status)),
                                csv_field(r.reason),
@@ -96,18 +121,19 @@ std::string results_csv_text(const ResultSet& rs) {
                                grad(Grad::dv, &ErrorStats::rel_l2_err),
                                grads ? std::to_string(r.accuracy.grad_nonfinite) : "",
                                grads ? std::to_string(r.accuracy.key_rows_checked) : "",
-                               std::to_string(c.window.left),
-                               std::to_string(c.window.right),
-                               c.varlen() ? std::string(to_string(c.packing)) : "",
+                               "",  // window_left, window_right, packing: axis columns
+                               "",
+                               "",
                                c.varlen() ? std::to_string(total_tokens(c)) : "",
                                c.varlen() ? csv_number(padding_ratio(c)) : "",
                                c.varlen() ? csv_number(executed_flops(c)) : "",
-                               std::string(to_string(c.kv_layout)),
-                               c.paged() ? std::to_string(c.page_size) : ""};
+                               "",  // kv_layout, page_size: axis columns
+                               ""};
     static_assert(sizeof(row) / sizeof(row[0]) == sizeof(kColumns) / sizeof(kColumns[0]));
-    for (std::size_t i = 0; i < std::size(row); ++i) {
+    for (std::size_t i = 0; i < columns.size(); ++i) {
       if (i) out += ',';
-      out += row[i];
+      const AxisCsvColumn* axis = axis_column(columns[i]);
+      out += axis ? csv_field(axis->cell(c)) : row[i];
     }
     out += '\n';
   }
