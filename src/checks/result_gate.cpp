@@ -24,23 +24,6 @@ std::string case_key(const Case& c) {
   return workload_key(c.sweep, c.id());
 }
 
-// The attention cases of the whole run this set belongs to: expansion, target mapping,
-// --filter (every shard of it). Throws std::invalid_argument for a recorded filter that does
-// not compile.
-std::vector<Case> run_cases(const ResultSet& rs, const Config& config) {
-  std::vector<Case> cases = cases_for_target(config.cases, rs.target);
-  if (!rs.filter.empty()) {
-    std::string error;
-    const std::optional<CaseRegex> filter = CaseRegex::compile(rs.filter, &error);
-    if (!filter) throw std::invalid_argument(error);
-    std::vector<Case> kept;
-    for (const Case& c : cases)
-      if (filter_keeps(*filter, c)) kept.push_back(c);
-    cases = std::move(kept);
-  }
-  return cases;
-}
-
 const char* noun(const WorkloadSet& set) {
   return set.kind == WorkloadKind::attention ? "case" : "step";
 }
@@ -148,7 +131,7 @@ void defer_cross_shard_checks(const ResultSet& rs, const Config& config,
   if (rs.shard_count <= 1) return;
   std::vector<Case> cases;
   try {
-    cases = run_cases(rs, config);
+    cases = attention_run_cases(rs, config);
   } catch (const std::invalid_argument&) {
     return;  // audit_result_set names a recorded filter that does not compile
   }

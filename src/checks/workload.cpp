@@ -35,20 +35,6 @@ std::vector<std::string> missing_step_metrics(const ModelCaseRecord& r) {
   return out;
 }
 
-// The attention cases of the whole run the set belongs to: expansion, target mapping,
-// --filter (every shard of it). Throws std::invalid_argument for a filter that does not compile.
-std::vector<Case> run_cases(const ResultSet& rs, const Config& config) {
-  std::vector<Case> cases = cases_for_target(config.cases, rs.target);
-  if (rs.filter.empty()) return cases;
-  std::string error;
-  const std::optional<CaseRegex> filter = CaseRegex::compile(rs.filter, &error);
-  if (!filter) throw std::invalid_argument(error);
-  std::vector<Case> kept;
-  for (const Case& c : cases)
-    if (filter_keeps(*filter, c)) kept.push_back(c);
-  return kept;
-}
-
 }  // namespace
 
 const char* to_string(WorkloadKind kind) {
@@ -67,6 +53,20 @@ std::vector<std::string> missing_required_metrics(const CaseResult& r) {
   if (!r.memory.recorded) out.push_back("no memory block");
   if (!r.accuracy.nonfinite_recorded) out.push_back("no accuracy.nonfinite count");
   return out;
+}
+
+// The attention cases of the whole run the set belongs to: expansion, target mapping,
+// --filter (every shard of it). Throws std::invalid_argument for a filter that does not compile.
+std::vector<Case> attention_run_cases(const ResultSet& rs, const Config& config) {
+  std::vector<Case> cases = cases_for_target(config.cases, rs.target);
+  if (rs.filter.empty()) return cases;
+  std::string error;
+  const std::optional<CaseRegex> filter = CaseRegex::compile(rs.filter, &error);
+  if (!filter) throw std::invalid_argument(error);
+  std::vector<Case> kept;
+  for (const Case& c : cases)
+    if (filter_keeps(*filter, c)) kept.push_back(c);
+  return kept;
 }
 
 WorkloadSet workload_set(const ResultSet& rs) {
@@ -115,7 +115,7 @@ WorkloadExpectation expected_workloads(const ResultSet& rs, const Config& config
   WorkloadExpectation out;
   std::vector<Case> cases;
   try {
-    cases = run_cases(rs, config);
+    cases = attention_run_cases(rs, config);
   } catch (const std::invalid_argument& e) {
     out.unknown = fmt::format(
         "results incomplete: cannot tell which cases the recorded filter \"{}\" kept ({})",

@@ -53,6 +53,11 @@ std::vector<std::string> missing_required_metrics(const CaseResult& r);
 // A result's identity within one set: two sweeps of a config may hold the same shape.
 std::string workload_key(const std::string& sweep, const std::string& id);
 
+// The attention cases of the whole run a set belongs to: its config's expansion for the set's
+// target and recorded --filter, every shard of it. Throws std::invalid_argument for a
+// recorded filter that does not compile.
+std::vector<Case> attention_run_cases(const ResultSet& rs, const Config& config);
+
 WorkloadSet workload_set(const ResultSet& rs);
 WorkloadSet workload_set(const ModelResultSet& rs);
 WorkloadExpectation expected_workloads(const ResultSet& rs, const Config& config);
