@@ -199,8 +199,7 @@ inline Fa2DecodeInputs fa2_decode_inputs(int device_sms, std::int64_t device_sme
 
 // fa2's decode plan of a forward (split count and GQA packing); `varlen`: a variable-length
 // batch, which runs the plain forward. The launcher's plan and the prediction's.
-inline Fa2SplitKv fa2_decode_plan_for(const AttnParams& p, bool varlen,
-                                      const Fa2DecodeInputs& in) {
+inline Fa2SplitKv fa2_decode_plan_for(const AttnParams& p, bool varlen, const Fa2DecodeInputs& in) {
   Fa2SplitKv plan;
   if (!fa2_head_dim_supported(p.D) || varlen) return plan;
   const bool tile_fits =

@@ -45,8 +45,7 @@ CpuFlashScratch cpu_flash_scratch(const Case& c, int threads) {
     per_thread = std::max(per_thread, cpu::flash_backward_scratch_floats(static_cast<int>(c.D)));
   }
   CpuFlashScratch out;
-  out.threads =
-      static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(threads, items)));
+  out.threads = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(threads, items)));
   out.per_thread_floats = per_thread;
   return out;
 }

@@ -34,8 +34,9 @@ MemoryStats predicted_memory_on(const Case& c, const TargetInfo& t) {
   if (!t.cuda || c.backend != "fa2") return m;
   if (t.sms > 0) {
     m.predicted_bytes += fa2_workspace(c, t.sms, t.smem_per_block_optin);
-  } else if (fa2_workspace(c, kManySms, t.smem_per_block_optin > 0 ? t.smem_per_block_optin
-                                                                     : kSmemOptinSm90) > 0) {
+  } else if (fa2_workspace(c, kManySms,
+                           t.smem_per_block_optin > 0 ? t.smem_per_block_optin : kSmemOptinSm90) >
+             0) {
     m.predicted_excludes.push_back(kFa2SplitWorkspaceExcluded);
   }
   return m;

@@ -173,9 +173,10 @@ std::optional<Verdict> target_skip(const CheckSpec& spec, const CheckContext& ct
   if (spec.target.empty() || ctx.target.empty() || spec.target == ctx.target) return std::nullopt;
   Verdict v = start_verdict(spec, "target " + spec.target);
   v.verdict = VerdictKind::skipped;
-  v.detail = fmt::format("n/a on this device: the check is about the {} target and these results "
-                         "ran on the {} target",
-                         spec.target, ctx.target);
+  v.detail = fmt::format(
+      "n/a on this device: the check is about the {} target and these results "
+      "ran on the {} target",
+      spec.target, ctx.target);
   return v;
 }
 

@@ -6,10 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "checks/checks.h"
 #include "config/config.h"
 #include "core/result.h"
-
-#include "checks/checks.h"
 
 namespace fa2b::checks {
 

@@ -114,18 +114,17 @@ Verdict evaluate_growth(const CheckSpec& spec, const std::vector<CaseResult>& re
                                         and_more(problems - 1), problems, groups.size()));
   }
   if (!worst_case) {
-    return skipped_verdict(v, fmt::format("none of the {} selected groups {}", outside,
-                                          where_text(spec, ctx)));
+    return skipped_verdict(
+        v, fmt::format("none of the {} selected groups {}", outside, where_text(spec, ctx)));
   }
   v.measured = worst_value;
   const bool pass = failing == 0;
   v.verdict = pass ? VerdictKind::pass : VerdictKind::fail;
   v.detail = fmt::format("worst {} growth {}={} / {}={} = {} at {}", spec.metric, spec.axis, to,
                          spec.axis, from, num(worst_value), worst_case->c.id());
-  v.detail +=
-      pass ? " (" + plural(groups.size() - outside, "group") + ")"
-           : fmt::format(" ({} of {} groups outside {})", failing, groups.size() - outside,
-                         v.threshold);
+  v.detail += pass ? " (" + plural(groups.size() - outside, "group") + ")"
+                   : fmt::format(" ({} of {} groups outside {})", failing, groups.size() - outside,
+                                 v.threshold);
   return v;
 }
 

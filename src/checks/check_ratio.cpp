@@ -8,12 +8,12 @@ namespace fa2b::checks {
 
 std::string PairFilter::why_none(const CheckSpec& spec, const CheckContext& ctx,
                                  std::size_t counted) const {
-  std::string out = fmt::format("{} of {} selected pairs left to judge (at least {} needed)",
-                                counted, counted + dropped(),
-                                spec.pairs == "both_ran" ? spec.min_pairs : 1);
+  std::string out =
+      fmt::format("{} of {} selected pairs left to judge (at least {} needed)", counted,
+                  counted + dropped(), spec.pairs == "both_ran" ? spec.min_pairs : 1);
   if (outside > 0) {
-    out += fmt::format("; {} with a case outside \"where\": \"{}\" ({})",
-                       plural(outside, "pair"), spec.where, where_text(spec, ctx));
+    out += fmt::format("; {} with a case outside \"where\": \"{}\" ({})", plural(outside, "pair"),
+                       spec.where, where_text(spec, ctx));
   }
   if (did_not_run_pairs > 0) {
     out += fmt::format("; {} where a case did not run: {}{}", plural(did_not_run_pairs, "pair"),

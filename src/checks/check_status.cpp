@@ -22,11 +22,10 @@ Verdict evaluate_status(const CheckSpec& spec, const std::vector<CaseResult>& re
   std::size_t outside = 0;
   const auto selected = select_where(spec, ctx, results, outside);
   if (selected.empty()) {
-    return skipped_verdict(v, fmt::format("none of the {} selected cases {}", outside,
-                                          where_text(spec, ctx)));
+    return skipped_verdict(
+        v, fmt::format("none of the {} selected cases {}", outside, where_text(spec, ctx)));
   }
-  const std::string scope =
-      spec.where.empty() ? std::string() : " (" + where_text(spec, ctx) + ")";
+  const std::string scope = spec.where.empty() ? std::string() : " (" + where_text(spec, ctx) + ")";
 
   std::size_t mismatches = 0;
   std::string first;
@@ -40,8 +39,7 @@ Verdict evaluate_status(const CheckSpec& spec, const std::vector<CaseResult>& re
   v.measured = static_cast<double>(mismatches);
   if (mismatches == 0) {
     v.verdict = VerdictKind::pass;
-    v.detail =
-        fmt::format("all {} selected cases{} are {}", selected.size(), scope, spec.expect);
+    v.detail = fmt::format("all {} selected cases{} are {}", selected.size(), scope, spec.expect);
   } else {
     v.verdict = VerdictKind::fail;
     v.detail = fmt::format("{}{}; {} of {} cases{} mismatch", first, and_more(mismatches - 1),

@@ -16,8 +16,8 @@ Verdict evaluate_threshold(const CheckSpec& spec, const std::vector<CaseResult>&
   std::size_t outside = 0;
   const auto selected = select_where(spec, ctx, results, outside);
   if (selected.empty()) {
-    return skipped_verdict(v, fmt::format("none of the {} selected cases {}", outside,
-                                          where_text(spec, ctx)));
+    return skipped_verdict(
+        v, fmt::format("none of the {} selected cases {}", outside, where_text(spec, ctx)));
   }
 
   BoundTally t;

@@ -47,22 +47,25 @@ RecordedEcho recorded_echo(const ModelResultSet& rs, const std::string& file) {
 
 std::optional<Config> config_from_echo(const RecordedEcho& e, std::string* why) {
   if (e.echo.is_null() || (e.echo.is_object() && e.echo.empty())) {
-    *why = fmt::format("{}: has no config echo ({}), so the checks and the expected cases are "
-                       "unknown; pass the config with --config",
-                       e.file, e.pointer);
+    *why = fmt::format(
+        "{}: has no config echo ({}), so the checks and the expected cases are "
+        "unknown; pass the config with --config",
+        e.file, e.pointer);
     return std::nullopt;
   }
   if (e.sha256.empty()) {
-    *why = fmt::format("{}: the config's sha256 is missing, so its config echo ({}) cannot be "
-                       "verified; pass the config with --config",
-                       e.file, e.pointer);
+    *why = fmt::format(
+        "{}: the config's sha256 is missing, so its config echo ({}) cannot be "
+        "verified; pass the config with --config",
+        e.file, e.pointer);
     return std::nullopt;
   }
   const std::string actual = sha256_hex(e.echo.dump());
   if (actual != e.sha256) {
-    *why = fmt::format("{}: {} was edited: its sha256 is {}, the file records {}; refusing to "
-                       "judge by it. Pass the config with --config",
-                       e.file, e.pointer, actual.substr(0, 12), e.sha256.substr(0, 12));
+    *why = fmt::format(
+        "{}: {} was edited: its sha256 is {}, the file records {}; refusing to "
+        "judge by it. Pass the config with --config",
+        e.file, e.pointer, actual.substr(0, 12), e.sha256.substr(0, 12));
     return std::nullopt;
   }
   try {

@@ -18,11 +18,11 @@ namespace fa2b {
 
 // A results file's config echo and what the file records about it.
 struct RecordedEcho {
-  nlohmann::json echo;     // null when the file has none
-  std::string sha256;      // as recorded; empty when missing
+  nlohmann::json echo;  // null when the file has none
+  std::string sha256;   // as recorded; empty when missing
   std::string config_path;
-  std::string file;        // the results file, for messages
-  std::string pointer;     // where the echo lives: "/config/echo", "/config_echo"
+  std::string file;     // the results file, for messages
+  std::string pointer;  // where the echo lives: "/config/echo", "/config_echo"
 };
 
 RecordedEcho recorded_echo(const ResultSet& rs, const std::string& file);

@@ -92,8 +92,8 @@ Verdict model_status(const CheckSpec& spec, const std::vector<ModelCaseRecord>& 
   std::size_t outside = 0;
   const auto selected = select_model_where(spec, ctx, cases, outside);
   if (selected.empty()) {
-    return skipped_verdict(v, fmt::format("none of the {} selected cases {}", outside,
-                                          where_text(spec, ctx)));
+    return skipped_verdict(
+        v, fmt::format("none of the {} selected cases {}", outside, where_text(spec, ctx)));
   }
   std::size_t mismatches = 0;
   std::string first;
@@ -123,8 +123,8 @@ Verdict model_threshold(const CheckSpec& spec, const std::vector<ModelCaseRecord
   std::size_t outside = 0;
   const auto selected = select_model_where(spec, ctx, cases, outside);
   if (selected.empty()) {
-    return skipped_verdict(v, fmt::format("none of the {} selected cases {}", outside,
-                                          where_text(spec, ctx)));
+    return skipped_verdict(
+        v, fmt::format("none of the {} selected cases {}", outside, where_text(spec, ctx)));
   }
   BoundTally t;
   for (const ModelCaseRecord* r : selected) {
@@ -169,7 +169,7 @@ Verdict model_ratio(const CheckSpec& spec, const std::vector<ModelCaseRecord>& c
     if (spec.pairs == "both_ran") {
       const ModelCaseRecord* absent = did_not_run(n_case->status)   ? n_case
                                       : did_not_run(d_case->status) ? d_case
-                                                                     : nullptr;
+                                                                    : nullptr;
       if (absent) {
         if (did_not++ == 0) {
           first_did_not = fmt::format("{} is {}", absent->id, to_string(absent->status));
@@ -188,8 +188,8 @@ Verdict model_ratio(const CheckSpec& spec, const std::vector<ModelCaseRecord>& c
     std::string why = fmt::format("{} of {} selected pairs left to judge (at least {} needed)",
                                   pairs, pairs + outside + did_not, need);
     if (outside > 0) {
-      why += fmt::format("; {} with a case outside \"where\": \"{}\" ({})",
-                         plural(outside, "pair"), spec.where, where_text(spec, ctx));
+      why += fmt::format("; {} with a case outside \"where\": \"{}\" ({})", plural(outside, "pair"),
+                         spec.where, where_text(spec, ctx));
     }
     if (did_not > 0) {
       why += fmt::format("; {} where a case did not run: {}{}", plural(did_not, "pair"),

@@ -33,7 +33,7 @@ struct WorkloadResult {
 
 struct WorkloadSet {
   WorkloadKind kind = WorkloadKind::attention;
-  std::string target, filter;   // filter: the recorded `sweep --filter`
+  std::string target, filter;  // filter: the recorded `sweep --filter`
   int shard_index = 0, shard_count = 0;
   bool interrupted = false;
   std::vector<WorkloadResult> results;

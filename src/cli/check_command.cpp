@@ -113,9 +113,8 @@ int run_check(const CheckArgs& a) {
   std::optional<ResultSet> loaded = load_or_report(load_results, a.results);
   if (!loaded) return kExitUsage;
   ResultSet& rs = *loaded;
-  const std::optional<Config> config =
-      config_to_judge_by(a, recorded_echo(rs, a.results),
-                         [&](const Config& c) { return measure_differences(rs, c); });
+  const std::optional<Config> config = config_to_judge_by(
+      a, recorded_echo(rs, a.results), [&](const Config& c) { return measure_differences(rs, c); });
   if (!config) return kExitUsage;
   const std::vector<GateProblem> problems = judge_result_set(rs, *config);
   print_gate_problems(problems);

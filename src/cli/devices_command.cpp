@@ -20,10 +20,11 @@ std::string peaks_line(const nlohmann::json& d) {
   }
   if (d.contains("peak_tflops") && d.contains("peak_bw_gbs")) {
     const auto& t = d["peak_tflops"];
-    out += fmt::format("  peak dense bf16 {} TFLOP/s, fp16 {} TFLOP/s, bandwidth {} GB/s{}",
-                       t.value("bf16", 0.0), t.value("fp16", 0.0), d["peak_bw_gbs"].get<double>(),
-                       d.contains("peaks_source") ? " (" + d["peaks_source"].get<std::string>() + ")"
-                                                  : std::string());
+    out +=
+        fmt::format("  peak dense bf16 {} TFLOP/s, fp16 {} TFLOP/s, bandwidth {} GB/s{}",
+                    t.value("bf16", 0.0), t.value("fp16", 0.0), d["peak_bw_gbs"].get<double>(),
+                    d.contains("peaks_source") ? " (" + d["peaks_source"].get<std::string>() + ")"
+                                               : std::string());
   } else if (d.contains("peaks_absent")) {
     out += "  peaks: " + d["peaks_absent"].get<std::string>();
   }

@@ -17,13 +17,13 @@
 #include "cli/out_dir.h"
 #include "cli/signals.h"
 #include "cli/tables.h"
+#include "core/gpu_peaks.h"
 #include "io/atomic_file.h"
 #include "io/model_results.h"
 #include "io/results_json.h"
 #include "model/model_runner.h"
 #include "report/report.h"
 #include "runner/sweep_runner.h"
-#include "core/gpu_peaks.h"
 #include "runtime/device_info.h"
 
 namespace fa2b {
@@ -62,7 +62,8 @@ int run_model_sweep(const SweepArgs& a, const Config& config, std::int64_t budge
   if (!lock) return claim_exit;
 
   nlohmann::json cases = nlohmann::json::array();
-  const std::vector<ModelCase> steps = model_cases_for_target(config.model_cases, cuda ? "cuda" : "cpu");
+  const std::vector<ModelCase> steps =
+      model_cases_for_target(config.model_cases, cuda ? "cuda" : "cpu");
   // SIGINT/SIGTERM: stop between steps and write what ran, marked interrupted.
   install_interrupt_handlers();
   bool interrupted = false;
@@ -90,10 +91,10 @@ int run_model_sweep(const SweepArgs& a, const Config& config, std::int64_t budge
       {"target", cuda ? "cuda" : "cpu"},
       // The peaks and the memory the cases must fit (capacity_bytes: --memory-budget, else
       // the device's memory), which `where: fits/exceeds` checks judge by.
-      {"device", with_capacity(with_device_peaks(cuda ? to_json(gpus[static_cast<std::size_t>(
-                                                            a.device)])
-                                                      : cpu_device_block()),
-                               budget)},
+      {"device",
+       with_capacity(with_device_peaks(cuda ? to_json(gpus[static_cast<std::size_t>(a.device)])
+                                            : cpu_device_block()),
+                     budget)},
       {"conventions", model::model_conventions_json()},
       {"cases", cases},
       {"interrupted", interrupted},

@@ -4,20 +4,20 @@
 
 #include <algorithm>
 
+#include "backends/predicted_memory.h"
 #include "checks/checks.h"
 #include "cli/commands.h"
 #include "cli/load_config_or_report.h"
 #include "cli/model_commands.h"
 #include "cli/tables.h"
-#include "backends/predicted_memory.h"
 #include "core/backend_catalog.h"
 #include "core/paged_kv.h"
 #include "core/seq_lengths.h"
 #include "core/shape_algebra.h"
+#include "fa2/fa2_tile_choice.h"
 #include "io/atomic_file.h"
 #include "io/json_input.h"
 #include "io/results_json.h"
-#include "fa2/fa2_tile_choice.h"
 #include "runtime/device_info.h"
 
 namespace fa2b {
@@ -42,8 +42,8 @@ bool plan_device(const PlanArgs& a, TargetInfo& t, std::string& what) {
   if (a.sms > 0) {
     t.sms = a.sms;
     t.smem_per_block_optin = kSmemOptinSm90;
-    what = fmt::format("{} SMs (--sms), {} KiB shared memory per block", a.sms,
-                       kSmemOptinSm90 / 1024);
+    what =
+        fmt::format("{} SMs (--sms), {} KiB shared memory per block", a.sms, kSmemOptinSm90 / 1024);
     return true;
   }
   std::string why;
@@ -63,8 +63,9 @@ bool plan_device(const PlanArgs& a, TargetInfo& t, std::string& what) {
     what = fmt::format("{} ({} SMs)", gpus.front().name, t.sms);
     return true;
   }
-  what = "multiprocessors unknown (no GPU; --sms N or --device N makes fa2's split-KV "
-         "workspace exact)";
+  what =
+      "multiprocessors unknown (no GPU; --sms N or --device N makes fa2's split-KV "
+      "workspace exact)";
   return true;
 }
 

@@ -7,8 +7,8 @@
 #include <filesystem>
 
 #include "checks/checks.h"
-#include "checks/result_gate.h"
 #include "checks/config_echo.h"
+#include "checks/result_gate.h"
 #include "cli/clock_lock.h"
 #include "cli/commands.h"
 #include "cli/load_config_or_report.h"
@@ -174,8 +174,8 @@ int run_sweep_command(SweepArgs a, const ConfigRewrite& rewrite, bool* reports_w
   const std::filesystem::path out(a.out);
   std::error_code ec;
   int claim_exit = kExitOk;
-  const auto lock = claim_out_dir(a.out, prior.has_value(), a.overwrite, {a.junit, a.summary_md},
-                                  claim_exit);
+  const auto lock =
+      claim_out_dir(a.out, prior.has_value(), a.overwrite, {a.junit, a.summary_md}, claim_exit);
   if (!lock) return claim_exit;
   if (!ex->create_work_dir()) return kExitRuntime;
   const std::string jsonl = (out / "results.jsonl").string();
@@ -207,7 +207,7 @@ int run_sweep_command(SweepArgs a, const ConfigRewrite& rewrite, bool* reports_w
       std::string text;
       for (const std::string& line : earlier.lines) text += line + "\n";
       write_text_file_atomic(jsonl, text);  // without the incomplete line, ready to append
-    } catch (const OutputError& e) {  // e.g. a full disk: the OS error, a runtime failure
+    } catch (const OutputError& e) {        // e.g. a full disk: the OS error, a runtime failure
       fmt::print(stderr, "fa2bench: --resume {}: {}\n", a.resume, e.what());
       return kExitRuntime;
     } catch (const std::exception& e) {

@@ -140,8 +140,7 @@ std::unique_ptr<SweepExecution> set_up_execution(const SweepArgs& a, std::int64_
     }
     if (!ex->platform) ex->platform = make_host_platform();
     ex->platform->tracker().set_budget(budget);
-    ex->target = {ex->platform->target(),
-                  with_capacity(ex->platform->device_block(), budget)};
+    ex->target = {ex->platform->target(), with_capacity(ex->platform->device_block(), budget)};
     ex->executor = make_in_process_executor(*ex->platform, dump);
     exit_code = kExitOk;
     return ex;

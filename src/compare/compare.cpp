@@ -485,13 +485,14 @@ std::vector<std::string> base_run_failures(const std::string& base_file, std::si
     return out;
   }
   if (base_interrupted) {
-    out.push_back(fmt::format(
-        "BASE {} is an interrupted run: results it lacks would go uncompared", base_file));
+    out.push_back(fmt::format("BASE {} is an interrupted run: results it lacks would go uncompared",
+                              base_file));
   }
   if (compared == 0) {
-    out.push_back(fmt::format("nothing was compared: no result of BASE {} that NEW also holds is "
-                              "ok with a usable measurement",
-                              base_file));
+    out.push_back(
+        fmt::format("nothing was compared: no result of BASE {} that NEW also holds is "
+                    "ok with a usable measurement",
+                    base_file));
   }
   return out;
 }

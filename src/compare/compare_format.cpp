@@ -534,8 +534,8 @@ std::string compare_junit_text(const Comparison& c) {
   for (const CaseComparison& cc : c.cases) {
     // With --pair the class is the pair, as given on the command line ("fa2=torch-flash").
     const std::string group = c.by_pair() ? cc.new_backend + "=" + cc.backend : cc.backend;
-    JunitCase jc{"fa2bench.compare." + group, cc.base.c.shape_key(), Outcome::passed, {}, {},
-                 explain(cc)};
+    JunitCase jc{
+        "fa2bench.compare." + group, cc.base.c.shape_key(), Outcome::passed, {}, {}, explain(cc)};
     if (cc.regression) {
       jc.outcome = Outcome::failure;
       jc.message = explain(cc);

@@ -184,11 +184,11 @@ MergeOutcome merge_results(const std::vector<MergeInput>& inputs, const MergeOpt
     if (c && options.config) {
       const std::vector<std::string> diff = config_differences(c->raw, options.config->raw);
       if (!diff.empty())
-        throw MergeError(fmt::format("{} was run with other settings than --config {} asks for "
-                                     "({}{}); only checks, allow_case_errors, name and "
-                                     "description may differ",
-                                     in.file, options.config->path, diff.front(),
-                                     checks::and_more(diff.size() - 1)));
+        throw MergeError(fmt::format(
+            "{} was run with other settings than --config {} asks for "
+            "({}{}); only checks, allow_case_errors, name and "
+            "description may differ",
+            in.file, options.config->path, diff.front(), checks::and_more(diff.size() - 1)));
     }
     if (c && !echoed) echoed = std::move(c);
   }

@@ -55,11 +55,11 @@ struct MergeOutcome {
 
 // Merges in input order: the config (sha256 and echo) must be the same in every file, and so
 // must the schema's major version. Every input's echo is verified against its recorded sha256
-// (as `check` does); without options.config, an input without a usable echo is refused. Cases are put back in the config's expansion order (cases
-// the config does not expand to stay at the end, in input order); the config's checks are
-// re-evaluated on the merged cases, then judged by the gates' one rule (missing shards or
-// cases, cases in error/timeout, ok cases without required metrics give verdict `error`).
-// `interrupted` is true when any shard was; `wall_s` is the sum of the shards'.
+// (as `check` does); without options.config, an input without a usable echo is refused. Cases are
+// put back in the config's expansion order (cases the config does not expand to stay at the end, in
+// input order); the config's checks are re-evaluated on the merged cases, then judged by the gates'
+// one rule (missing shards or cases, cases in error/timeout, ok cases without required metrics give
+// verdict `error`). `interrupted` is true when any shard was; `wall_s` is the sum of the shards'.
 MergeOutcome merge_results(const std::vector<MergeInput>& inputs, const MergeOptions& options);
 
 // results.json text of a merge: the merged ResultSet, plus "devices" when they differ.

@@ -302,8 +302,8 @@ std::vector<CheckSpec> parse_checks(const json& raw, const std::vector<Case>& ca
       }
     }
     if (!kind.empty() && kind != "plan" && ch.contains("where")) {
-      if (auto w = get_name_in(ch["where"], {"fits", "exceeds"}, "where (device-relative selection)",
-                               ptr(cp, "where"), own)) {
+      if (auto w = get_name_in(ch["where"], {"fits", "exceeds"},
+                               "where (device-relative selection)", ptr(cp, "where"), own)) {
         spec.where = *w;
       }
     }

@@ -167,9 +167,9 @@ std::vector<std::pair<std::string, std::string>> finish_varlen(Case& c, const Va
       return problems;
     }
     if (s.min > 0 && c.B > kMaxTokens / s.min) {
-      refuse(bp, "B = " + std::to_string(c.B) + " sequences of at least min = " +
-                     std::to_string(s.min) + " tokens add up to more than " +
-                     std::to_string(kMaxTokens) +
+      refuse(bp, "B = " + std::to_string(c.B) +
+                     " sequences of at least min = " + std::to_string(s.min) +
+                     " tokens add up to more than " + std::to_string(kMaxTokens) +
                      " tokens, what 32-bit sequence offsets (cu_seqlens) address");
       return problems;
     }

@@ -12,8 +12,8 @@ MeasureSettings parse_measure(const json& v, const std::string& pointer, Measure
   }
   check_keys(v, pointer,
              {"warmup", "min_samples", "max_samples", "target_rel_spread", "max_time_s", "seed",
-              "l2_flush", "verify_rows", "verify", "inputs", "keep_samples", "drop_throttled", "sustained_s",
-              "settle_s", "timing"},
+              "l2_flush", "verify_rows", "verify", "inputs", "keep_samples", "drop_throttled",
+              "sustained_s", "settle_s", "timing"},
              "measure setting", errors);
   auto int_field = [&](const char* key, std::int64_t min, int& out) {
     if (!v.contains(key)) return;

@@ -86,8 +86,9 @@ json apply_overrides(const json& raw, const ConfigOverrides& overrides) {
     json value;
     try {
       // Duplicate keys are refused as in a config file: nlohmann would keep the last silently.
-      value = parse_json_input(text, label, {/*allow_comments=*/false,
-                                             /*reject_duplicate_keys=*/true});
+      value = parse_json_input(text, label,
+                               {/*allow_comments=*/false,
+                                /*reject_duplicate_keys=*/true});
     } catch (const JsonInputError& e) {
       using Kind = JsonInputError::Kind;
       if (e.kind() == Kind::duplicate_key) {

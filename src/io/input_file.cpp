@@ -25,7 +25,7 @@ const char* type_name(mode_t mode) {
 
 std::string size_text(std::size_t bytes) {
   return bytes % (std::size_t{1} << 20) == 0 ? fmt::format("{} MiB", bytes >> 20)
-                                              : fmt::format("{} bytes", bytes);
+                                             : fmt::format("{} bytes", bytes);
 }
 
 [[noreturn]] void fail(const std::string& path, const std::string& why) {
@@ -50,12 +50,12 @@ std::string read_input_file(const std::string& path, const InputFileOptions& opt
   if (::fstat(file.fd, &st) != 0) fail(path, fmt::format("cannot stat: {}", std::strerror(errno)));
   if (!S_ISREG(st.st_mode)) {
     fail(path, fmt::format("is {}; fa2bench reads only regular files (copy it to a file first)",
-                     type_name(st.st_mode)));
+                           type_name(st.st_mode)));
   }
   const std::size_t cap = options.max_bytes;
   if (static_cast<std::uint64_t>(st.st_size) > cap) {
     fail(path, fmt::format("is {} bytes, more than the {} fa2bench reads of one input file",
-                     static_cast<std::uint64_t>(st.st_size), size_text(cap)));
+                           static_cast<std::uint64_t>(st.st_size), size_text(cap)));
   }
   // A regular file's reads never block; clear O_NONBLOCK anyway so a read is a plain read.
   ::fcntl(file.fd, F_SETFL, ::fcntl(file.fd, F_GETFL) & ~O_NONBLOCK);
@@ -75,15 +75,15 @@ std::string read_input_file(const std::string& path, const InputFileOptions& opt
   }
   if (got > cap) {
     fail(path, fmt::format("grew beyond the {} fa2bench reads of one input file while being read",
-                     size_text(cap)));
+                           size_text(cap)));
   }
   text.resize(got);
   if (options.refuse_nul) {
     const std::size_t nul = text.find('\0');
     if (nul != std::string::npos) {
       fail(path, fmt::format("holds a NUL byte at byte offset {} (a text file has none; a reader "
-                       "would ignore what follows it)",
-                       nul));
+                             "would ignore what follows it)",
+                             nul));
     }
   }
   return text;

@@ -38,9 +38,9 @@ void JsonlWriter::append(const CaseResult& r) {
       const int err = n < 0 ? errno : EIO;
       // A full disk took part of the line: cut it off, so the file holds whole lines only.
       if (done > 0 && sized && ::ftruncate(fd_, st.st_size) != 0) {
-        throw std::runtime_error(path_ + ": cannot append: " + std::strerror(err) +
-                                 " (and the partial line could not be removed: " +
-                                 std::strerror(errno) + ")");
+        throw std::runtime_error(
+            path_ + ": cannot append: " + std::strerror(err) +
+            " (and the partial line could not be removed: " + std::strerror(errno) + ")");
       }
       throw std::runtime_error(path_ + ": cannot append: " + std::strerror(err));
     }

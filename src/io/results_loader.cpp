@@ -222,8 +222,7 @@ class AxisParamsIn final : public ParamsIn {
   bool to_bool(const json& v, const std::string& where) const override {
     return rd_.to_bool(v, where);
   }
-  std::int64_t at_least(const json& v, const std::string& where,
-                        std::int64_t min) const override {
+  std::int64_t at_least(const json& v, const std::string& where, std::int64_t min) const override {
     return rd_.at_least(v, where, min);
   }
   [[noreturn]] void fail(const std::string& where, const std::string& what) const override {

@@ -85,7 +85,9 @@ class HostPlatform final : public Platform {
   }
 
   void check_after_run(const char*) override {}
-  bool broken(std::string*) const override { return false; }
+  bool broken(std::string*) const override {
+    return false;
+  }
 
  private:
   // Every logical row (b, h, s) of `t` gets input_value's D elements at element offset

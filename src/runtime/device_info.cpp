@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/device_info.h"
 
-#include <algorithm>
-
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <thread>

@@ -43,8 +43,8 @@ struct RefJob {
   RefKind kind = RefKind::fwd;
   int dtype = 0;  // KernelDType: 0 fp16, 1 bf16, 2 fp32
   int D = 0;
-  double scale = 0;                 // 1 / sqrt(D), as the host reference computes it
-  std::int64_t k_row_stride = 0;    // elements between key rows (non-paged)
+  double scale = 0;               // 1 / sqrt(D), as the host reference computes it
+  std::int64_t k_row_stride = 0;  // elements between key rows (non-paged)
   // Paged K/V: pool [pages, page_size, H_kv, D], table [B, pages_per_seq] (device pointer).
   bool paged = false;
   const std::int32_t* table = nullptr;

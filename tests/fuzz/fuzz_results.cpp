@@ -19,9 +19,9 @@
 
 #include "checks/result_gate.h"
 #include "compare/model_compare.h"
-#include "io/model_results.h"
 #include "config/config.h"
 #include "io/json_input.h"
+#include "io/model_results.h"
 #include "io/results_json.h"
 #include "report/report.h"
 

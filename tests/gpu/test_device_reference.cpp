@@ -96,8 +96,9 @@ Tensors make_tensors(const Case& c, Platform& p) {
     p.fill(t.dv.get(), kd, c.dtype, seed, InputTensor::v, dist);
   }
   p.check_after_run("fill");
-  t.vt = VerifyTensors{t.q.get(),  t.k.get(),  t.v.get(),  t.o.get(), t.d_o.get(),
-                       t.dq.get(), t.dk.get(), t.dv.get(), t.table.as<std::int32_t>(),
+  t.vt = VerifyTensors{t.q.get(),  t.k.get(),   t.v.get(),
+                       t.o.get(),  t.d_o.get(), t.dq.get(),
+                       t.dk.get(), t.dv.get(),  t.table.as<std::int32_t>(),
                        qd,         kd};
   return t;
 }
@@ -125,8 +126,8 @@ void expect_close(const std::vector<double>& dev, const std::vector<double>& hos
     }
   }
   EXPECT_LE(worst, 1e-12 * std::max(scale, 1e-30))
-      << what << ": worst [" << at << "] device " << dev[at] << " host " << host[at]
-      << " (scale " << scale << ")";
+      << what << ": worst [" << at << "] device " << dev[at] << " host " << host[at] << " (scale "
+      << scale << ")";
 }
 
 // The gathered rows must be the stored inputs the buffers were filled with.
@@ -136,7 +137,8 @@ void expect_gathered(const Case& c, const std::vector<float>& got, int tensor,
   ASSERT_EQ(got.size(), rows.size() * static_cast<std::size_t>(c.D)) << what;
   for (std::size_t r = 0; r < rows.size(); ++r)
     for (std::int64_t d = 0; d < c.D; ++d)
-      ASSERT_EQ(got[r * c.D + d], stored_input(c, layout, tensor, rows[r].b, rows[r].h, rows[r].i, d))
+      ASSERT_EQ(got[r * c.D + d],
+                stored_input(c, layout, tensor, rows[r].b, rows[r].h, rows[r].i, d))
           << what << " row " << r << " d " << d;
 }
 

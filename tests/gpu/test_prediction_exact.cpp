@@ -30,10 +30,10 @@ TEST(GpuPrediction, PredictedEqualsTrackedUnlessExcluded) {
   auto platform = make_cuda_platform(0, 0, &why);
   ASSERT_NE(platform, nullptr) << why;
   const Shape shapes[] = {
-      {1, 32, 8, 1, 8191, 128, true, 0},  {2, 4, 2, 17, 4097, 64, true, 0},
+      {1, 32, 8, 1, 8191, 128, true, 0},   {2, 4, 2, 17, 4097, 64, true, 0},
       {1, 16, 16, 16, 1000, 64, false, 0}, {3, 5, 5, 7, 3333, 96, true, 0},
-      {1, 8, 1, 1, 20000, 256, true, 0},  {2, 4, 4, 1, 1000, 128, true, 16},
-      {1, 32, 8, 3, 4096, 128, true, 64}, {2, 3, 3, 1013, 1024, 64, true, 0},
+      {1, 8, 1, 1, 20000, 256, true, 0},   {2, 4, 4, 1, 1000, 128, true, 16},
+      {1, 32, 8, 3, 4096, 128, true, 64},  {2, 3, 3, 1013, 1024, 64, true, 0},
   };
   std::size_t ran = 0, with_split = 0, excluded = 0;
   for (const char* backend : {"fa2", "naive", "cudnn"}) {

@@ -44,7 +44,8 @@ TEST(WallCosts, PerSampleOverheads) {
   std::printf(
       "wall per sample, ms: time_ms of an empty launch %.4f; with the L2 flush %.4f; one GPU "
       "state reading (NVML) %.4f, the light one taken per sample %.4f%s\n",
-      plain, flushed, probe, light, std::isnan(probe) ? (" (" + p->gpu_state_absent() + ")").c_str() : "");
+      plain, flushed, probe, light,
+      std::isnan(probe) ? (" (" + p->gpu_state_absent() + ")").c_str() : "");
   EXPECT_TRUE(std::isfinite(plain));
   EXPECT_TRUE(std::isfinite(flushed));
 }

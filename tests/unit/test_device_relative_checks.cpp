@@ -275,11 +275,10 @@ TEST(DeviceRelativeConfig, ParsesWherePairsAndMinPairs) {
 
 TEST(DeviceRelativeConfig, RefusesBadValuesNamingTheField) {
   auto refused = [](const char* check) {
-    const nlohmann::json raw = nlohmann::json::parse(
-        std::string(R"({"defaults": {"B": 1, "H": 2, "D": 32},
+    const nlohmann::json raw = nlohmann::json::parse(std::string(
+                                                         R"({"defaults": {"B": 1, "H": 2, "D": 32},
           "sweeps": [{"name": "s", "backends": ["naive", "fa2"], "grid": {"T": [64]}}],
-          "checks": [)") +
-        check + "]}");
+          "checks": [)") + check + "]}");
     try {
       parse_config(raw, "t.json");
     } catch (const ConfigError& e) {

@@ -168,11 +168,11 @@ TEST(GatesInputs, ImpossibleValuesRefusedInTransformerResults) {
                                         model_case_json("naive", 64, "oom", 0, 0, 0)});
   ASSERT_NO_THROW(model_result_set_from_json(base, "m.json"));
   const char* const bad[] = {
-      "/cases/1/memory/peak_bytes",   "/cases/0/memory/predicted_bytes",
+      "/cases/1/memory/peak_bytes",      "/cases/0/memory/predicted_bytes",
       "/cases/1/memory/requested_bytes", "/cases/0/timing/forward_ms",
-      "/cases/0/timing/backward_ms",  "/cases/0/timing/optimizer_ms",
-      "/cases/1/timing/step_ms",      "/cases/0/timing/steps",
-      "/cases/1/metrics/tokens_per_s", "/cases/0/metrics/tflops",
+      "/cases/0/timing/backward_ms",     "/cases/0/timing/optimizer_ms",
+      "/cases/1/timing/step_ms",         "/cases/0/timing/steps",
+      "/cases/1/metrics/tokens_per_s",   "/cases/0/metrics/tflops",
   };
   for (const char* pointer : bad) {
     json j = base;

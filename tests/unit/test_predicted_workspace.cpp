@@ -62,11 +62,16 @@ TEST(PredictedWorkspace, Fa2SplitKvEqualsTheLaunchersChoiceOverATable) {
                         "FA2BENCH_FA2_SMEM_LIMIT"})
     unsetenv(v);
   const Case shapes[] = {
-      decode_case(1, 32, 8, 1, 131072),       decode_case(1, 32, 32, 4, 32768),
-      decode_case(8, 32, 8, 1, 4096),         decode_case(2, 4, 2, 17, 4097, 40),
-      decode_case(1, 16, 16, 16, 1000, 64),   decode_case(3, 5, 5, 7, 3333, 96, false),
-      decode_case(1, 8, 1, 1, 65536, 256),    decode_case(2, 4, 4, 1, 1000, 128, true, 16),
-      decode_case(1, 32, 8, 1, 4096, 128, true, 64), decode_case(1, 2, 2, 1000, 1000),
+      decode_case(1, 32, 8, 1, 131072),
+      decode_case(1, 32, 32, 4, 32768),
+      decode_case(8, 32, 8, 1, 4096),
+      decode_case(2, 4, 2, 17, 4097, 40),
+      decode_case(1, 16, 16, 16, 1000, 64),
+      decode_case(3, 5, 5, 7, 3333, 96, false),
+      decode_case(1, 8, 1, 1, 65536, 256),
+      decode_case(2, 4, 4, 1, 1000, 128, true, 16),
+      decode_case(1, 32, 8, 1, 4096, 128, true, 64),
+      decode_case(1, 2, 2, 1000, 1000),
       decode_case(64, 32, 8, 1, 131072),
   };
   int split_cases = 0;
@@ -109,8 +114,8 @@ TEST(PredictedWorkspace, UnknownSmsAndCudnnNameWhatTheyLeaveOut) {
   ASSERT_EQ(m.predicted_excludes.size(), 1u);
   EXPECT_EQ(m.predicted_excludes[0], kFa2SplitWorkspaceExcluded);
   // A prefill shape cannot split on any device: nothing left out.
-  EXPECT_TRUE(predicted_memory_on(decode_case(1, 2, 2, 1000, 1000), unknown)
-                  .predicted_excludes.empty());
+  EXPECT_TRUE(
+      predicted_memory_on(decode_case(1, 2, 2, 1000, 1000), unknown).predicted_excludes.empty());
   Case cudnn = decode_case(1, 2, 2, 1000, 1000);
   cudnn.backend = cudnn.role = "cudnn";
   const MemoryStats mc = predicted_memory_on(cudnn, gpu(132));

@@ -50,7 +50,8 @@ TEST(VerifyMode, BadValuesNameTheField) {
                         "/measure/verify: unknown verification \"ful\" (did you mean \"full\"?); "
                         "allowed: sample, full, none"));
   j["measure"] = {{"verify", true}};
-  EXPECT_TRUE(has_error(j, "/measure/verify: unknown verification true; allowed: sample, full, none"));
+  EXPECT_TRUE(
+      has_error(j, "/measure/verify: unknown verification true; allowed: sample, full, none"));
   j["measure"] = json::object();
   j["sweeps"][0]["measure"] = {{"verify", "all"}};
   EXPECT_TRUE(has_error(j, "/sweeps/0/measure/verify: unknown verification \"all\""));
@@ -99,15 +100,15 @@ TEST(VerifyMode, RunnerChecksWhatTheModeSays) {
   auto backend = make_backend("cpu-flash");
   ASSERT_NE(backend, nullptr);
 
-  const CaseResult sample = run_case(cpu_case(Mode::fwd_bwd, VerifyMode::sample, 40), *backend,
-                                     *platform);
+  const CaseResult sample =
+      run_case(cpu_case(Mode::fwd_bwd, VerifyMode::sample, 40), *backend, *platform);
   ASSERT_EQ(sample.status, Status::ok) << sample.reason;
   EXPECT_TRUE(sample.accuracy.checked);
   EXPECT_TRUE(sample.accuracy.grads_checked);
   EXPECT_LE(sample.accuracy.rows_checked, 16);
 
-  const CaseResult full = run_case(cpu_case(Mode::fwd_bwd, VerifyMode::full, 40), *backend,
-                                   *platform);
+  const CaseResult full =
+      run_case(cpu_case(Mode::fwd_bwd, VerifyMode::full, 40), *backend, *platform);
   ASSERT_EQ(full.status, Status::ok) << full.reason;
   EXPECT_TRUE(full.accuracy.checked);
   EXPECT_EQ(full.accuracy.rows_checked, 2 * 4 * 40);
@@ -115,8 +116,8 @@ TEST(VerifyMode, RunnerChecksWhatTheModeSays) {
   EXPECT_LT(full.accuracy.max_abs_err, 2e-3);
   for (Grad g : kGrads) EXPECT_LT(full.accuracy.of(g).max_abs_err, 2e-2) << to_string(g);
 
-  const CaseResult none = run_case(cpu_case(Mode::fwd_bwd, VerifyMode::none, 40), *backend,
-                                   *platform);
+  const CaseResult none =
+      run_case(cpu_case(Mode::fwd_bwd, VerifyMode::none, 40), *backend, *platform);
   ASSERT_EQ(none.status, Status::ok) << none.reason;
   EXPECT_FALSE(none.accuracy.checked);
   EXPECT_FALSE(none.accuracy.grads_checked);

@@ -223,9 +223,9 @@ __global__ void __launch_bounds__(kThreads)
 // see it, from those rows' LSE and D_i; got/got2 the backend's dK/dV.
 template <int DT, int N>
 __global__ void __launch_bounds__(kThreads)
-    ref_dkdv_kernel(Geometry g, const RefKeyRow* keys, std::int64_t n_keys,
-                    const RefQueryRow* rows, const double* lse, const double* di, double* ref_dk,
-                    double* ref_dv, float* got_dk, float* got_dv) {
+    ref_dkdv_kernel(Geometry g, const RefKeyRow* keys, std::int64_t n_keys, const RefQueryRow* rows,
+                    const double* lse, const double* di, double* ref_dk, double* ref_dv,
+                    float* got_dk, float* got_dv) {
   __shared__ double stage[kWarps][kMaxD];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int D = g.D;
@@ -310,10 +310,10 @@ class Scratch {
   int n_ = 0;
 };
 
-#define FA2B_REF_TRY(expr)                    \
-  do {                                        \
-    const cudaError_t err_ = (expr);          \
-    if (err_ != cudaSuccess) return err_;     \
+#define FA2B_REF_TRY(expr)                \
+  do {                                    \
+    const cudaError_t err_ = (expr);      \
+    if (err_ != cudaSuccess) return err_; \
   } while (0)
 
 unsigned grid_for(std::int64_t n) {
@@ -405,8 +405,10 @@ cudaError_t run_dtype(const RefJob& job, const Geometry& g, RefJobOut& out, cuda
 
 cudaError_t run_device_reference(const RefJob& job, RefJobOut& out, cudaStream_t stream) {
   if (job.D <= 0 || job.D > kMaxD) return cudaErrorInvalidValue;
-  const Geometry g{job.D,     job.scale, job.k_row_stride, job.paged, job.table, job.page_size,
-                   job.H_kv,  job.q,     job.k,            job.v,     job.o,     job.d_o,
+  const Geometry g{job.D,     job.scale, job.k_row_stride,
+                   job.paged, job.table, job.page_size,
+                   job.H_kv,  job.q,     job.k,
+                   job.v,     job.o,     job.d_o,
                    job.dq,    job.dk,    job.dv};
   switch (job.dtype) {
     case 0:
