@@ -201,6 +201,24 @@ std::vector<const CaseResult*> select_where(const CheckSpec& spec, const CheckCo
   return out;
 }
 
+std::vector<const CaseResult*> judged_cases(const CheckSpec& spec, const CheckContext& ctx,
+                                            const std::vector<CaseResult>& results, Verdict& v) {
+  if (select(spec, results).empty()) {
+    v = error_verdict(v, no_match_detail(spec.select));
+    return {};
+  }
+  if (const std::string why = where_unjudgeable(spec, ctx); !why.empty()) {
+    v = error_verdict(v, why);
+    return {};
+  }
+  std::size_t outside = 0;
+  std::vector<const CaseResult*> selected = select_where(spec, ctx, results, outside);
+  if (selected.empty())
+    v = skipped_verdict(
+        v, fmt::format("none of the {} selected cases {}", outside, where_text(spec, ctx)));
+  return selected;
+}
+
 std::string plural(std::size_t n, const std::string& word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }

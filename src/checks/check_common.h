@@ -44,6 +44,11 @@ Verdict skipped_verdict(Verdict v, const std::string& why);
 std::vector<const CaseResult*> select_where(const CheckSpec& spec, const CheckContext& ctx,
                                             const std::vector<CaseResult>& results,
                                             std::size_t& outside);
+// The cases a single-case check (status, threshold) judges: its selection narrowed by `where`.
+// Empty with `v` made the verdict when there are none: error when nothing is selected or
+// `where` cannot be judged, skipped when `where` drops every selected case.
+std::vector<const CaseResult*> judged_cases(const CheckSpec& spec, const CheckContext& ctx,
+                                            const std::vector<CaseResult>& results, Verdict& v);
 
 // A verdict with name, kind and threshold filled in from the spec; verdict `error` until set.
 Verdict start_verdict(const CheckSpec& spec, std::string threshold);

@@ -16,15 +16,8 @@ Verdict evaluate_status(const CheckSpec& spec, const std::vector<CaseResult>& re
                                         "timeout)",
                                         spec.expect));
   }
-  if (select(spec, results).empty()) return error_verdict(v, no_match_detail(spec.select));
-  if (const std::string why = where_unjudgeable(spec, ctx); !why.empty())
-    return error_verdict(v, why);
-  std::size_t outside = 0;
-  const auto selected = select_where(spec, ctx, results, outside);
-  if (selected.empty()) {
-    return skipped_verdict(
-        v, fmt::format("none of the {} selected cases {}", outside, where_text(spec, ctx)));
-  }
+  const auto selected = judged_cases(spec, ctx, results, v);
+  if (selected.empty()) return v;
   const std::string scope = spec.where.empty() ? std::string() : " (" + where_text(spec, ctx) + ")";
 
   std::size_t mismatches = 0;

@@ -10,15 +10,8 @@ Verdict evaluate_threshold(const CheckSpec& spec, const std::vector<CaseResult>&
                            const CheckContext& ctx) {
   Verdict v = start_verdict(spec, threshold_text(spec.op, spec.value));
   if (!known_op(spec.op)) return error_verdict(v, fmt::format("unknown op \"{}\"", spec.op));
-  if (select(spec, results).empty()) return error_verdict(v, no_match_detail(spec.select));
-  if (const std::string why = where_unjudgeable(spec, ctx); !why.empty())
-    return error_verdict(v, why);
-  std::size_t outside = 0;
-  const auto selected = select_where(spec, ctx, results, outside);
-  if (selected.empty()) {
-    return skipped_verdict(
-        v, fmt::format("none of the {} selected cases {}", outside, where_text(spec, ctx)));
-  }
+  const auto selected = judged_cases(spec, ctx, results, v);
+  if (selected.empty()) return v;
 
   BoundTally t;
   for (const CaseResult* r : selected) {
