@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/device_props.h"
+#include "common/env_knobs.h"
 #include "common/head_dims.h"
 #include "common/layout_support.h"
 #include "common/static_switch.h"
@@ -27,7 +28,7 @@ namespace {
 // A test override from the environment: 1 when `name` is `first`, 2 when it is `second`, 0 when
 // unset or anything else (the choice by shape). The callers cache it for the process.
 int env_choice(const char* name, const char* first, const char* second) {
-  const char* env = std::getenv(name);
+  const char* env = knob::value(name);
   if (env == nullptr) return 0;
   if (std::strcmp(env, first) == 0) return 1;
   if (std::strcmp(env, second) == 0) return 2;
@@ -61,7 +62,7 @@ std::int64_t device_smem_optin() {
 // FA2BENCH_FA2_SMEM_LIMIT in bytes; 0 when unset or not a positive number.
 std::int64_t forced_smem_limit() {
   static const std::int64_t forced = [] {
-    const char* env = std::getenv("FA2BENCH_FA2_SMEM_LIMIT");
+    const char* env = knob::value(knob::kFa2SmemLimit);
     if (env == nullptr) return std::int64_t{0};
     char* end = nullptr;
     const long long v = std::strtoll(env, &end, 10);
@@ -71,12 +72,12 @@ std::int64_t forced_smem_limit() {
 }
 
 int forced_grid_class() {
-  static const int forced = env_choice("FA2BENCH_FA2_GRID_CLASS", "small", "large");
+  static const int forced = env_choice(knob::kFa2GridClass, "small", "large");
   return forced;
 }
 
 int forced_causal_order() {
-  static const int forced = env_choice("FA2BENCH_FA2_CAUSAL_ORDER", "head", "heavy");
+  static const int forced = env_choice(knob::kFa2CausalOrder, "head", "heavy");
   return forced;
 }
 

@@ -29,6 +29,7 @@
 
 #include "common/attn_mask.h"
 #include "common/attn_params.h"
+#include "common/env_knobs.h"
 #include "common/head_dims.h"
 #include "fa2/fa2_split_kv.h"
 #include "fa2/fa2_tile_choice.h"
@@ -174,7 +175,7 @@ struct Fa2DecodeInputs {
 
 // A positive integer from the environment variable `name`; 0 when unset or not one.
 inline int fa2_env_positive_int(const char* name) {
-  const char* env = std::getenv(name);
+  const char* env = knob::value(name);
   if (env == nullptr) return 0;
   char* end = nullptr;
   const long v = std::strtol(env, &end, 10);
@@ -185,14 +186,14 @@ inline int fa2_env_positive_int(const char* name) {
 // block, with the environment's overrides applied as the launcher applies them.
 inline Fa2DecodeInputs fa2_decode_inputs(int device_sms, std::int64_t device_smem_optin) {
   Fa2DecodeInputs in;
-  const int forced_sms = fa2_env_positive_int("FA2BENCH_FA2_NUM_SMS");
+  const int forced_sms = fa2_env_positive_int(knob::kFa2NumSms);
   in.num_sms = forced_sms > 0 ? forced_sms : device_sms;
-  const int forced_smem = fa2_env_positive_int("FA2BENCH_FA2_SMEM_LIMIT");
+  const int forced_smem = fa2_env_positive_int(knob::kFa2SmemLimit);
   in.smem_limit = forced_smem > 0 && (device_smem_optin <= 0 || forced_smem < device_smem_optin)
                       ? forced_smem
                       : device_smem_optin;
-  in.forced_splits = fa2_env_positive_int("FA2BENCH_FA2_SPLITS");
-  const char* pack_env = std::getenv("FA2BENCH_FA2_GQA_PACK");
+  in.forced_splits = fa2_env_positive_int(knob::kFa2Splits);
+  const char* pack_env = knob::value(knob::kFa2GqaPack);
   in.gqa_pack = pack_env == nullptr || std::strcmp(pack_env, "0") != 0;
   return in;
 }

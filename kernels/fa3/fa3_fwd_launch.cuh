@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "common/device_props.h"
+#include "common/env_knobs.h"
 #include "common/smem_opt_in.h"
 #include "common/tile_order.h"
 #include "fa3/fa3_fwd_args.h"
@@ -81,7 +82,7 @@ cudaError_t make_fa3_fwd_args(const AttnParams& p, bool snake_balanced, Fa3FwdAr
   // FA2BENCH_FA3_L2_SECTION=N overrides the section size chosen below, for A/B runs (N >= B * H:
   // one section, the order without L2 sections).
   static const int forced_section = [] {
-    const char* e = std::getenv("FA2BENCH_FA3_L2_SECTION");
+    const char* e = knob::value(knob::kFa3L2Section);
     return e != nullptr ? static_cast<int>(std::strtol(e, nullptr, 10)) : 0;
   }();
   const int num_bh = p.B * p.H;
@@ -98,7 +99,7 @@ cudaError_t make_fa3_fwd_args(const AttnParams& p, bool snake_balanced, Fa3FwdAr
 // and for the tests, which check both launches of every tile; -1 when unset.
 inline int fa3_persistent_override() {
   static const int v = [] {
-    const char* e = std::getenv("FA2BENCH_FA3_PERSISTENT");
+    const char* e = knob::value(knob::kFa3Persistent);
     return e == nullptr || (e[0] != '0' && e[0] != '1') ? -1 : e[0] - '0';
   }();
   return v;
@@ -120,7 +121,7 @@ cudaError_t launch_fa3_fwd_as(const AttnParams& p, cudaStream_t stream) {
     // Test knob: FA2BENCH_FA3_CTAS=N caps the persistent grid, so that small shapes walk
     // several tiles per CTA (stages and phases carried across tiles).
     static const unsigned cap = [] {
-      const char* e = std::getenv("FA2BENCH_FA3_CTAS");
+      const char* e = knob::value(knob::kFa3Ctas);
       return e != nullptr ? static_cast<unsigned>(std::strtoul(e, nullptr, 10)) : 0u;
     }();
     if (cap > 0) ctas = std::min(ctas, cap);

@@ -15,6 +15,7 @@
 #include "checks/result_gate.h"
 #include "compare/mann_whitney.h"
 #include "config/config.h"
+#include "core/tool_block.h"
 
 namespace fa2b {
 namespace {
@@ -517,6 +518,16 @@ Comparison compare_results(const ResultSet& base, const std::string& base_file,
   if (base_version != new_version && !base_version.empty() && !new_version.empty()) {
     cmp.warnings.push_back(fmt::format("note: fa2bench versions differ ({} {}, {} {})", base_file,
                                        base_version, new_file, new_version));
+  }
+  // A run under a kernel override measured another launch path than the shipped one: a
+  // comparison is still what an A/B run wants, but nobody should read it as the product's.
+  const nlohmann::json base_overrides = overrides_of(base.tool);
+  const nlohmann::json new_overrides = overrides_of(next.tool);
+  if (!base_overrides.empty() || !new_overrides.empty()) {
+    cmp.warnings.push_back(fmt::format(
+        "note: environment overrides: {} {}, {} {} (tool.overrides; not the shipped launch path)",
+        base_file, base_overrides.empty() ? "none" : base_overrides.dump(), new_file,
+        new_overrides.empty() ? "none" : new_overrides.dump()));
   }
   if (base.interrupted) cmp.warnings.push_back("warning: " + base_file + " is an interrupted run");
   if (next.interrupted) cmp.warnings.push_back("warning: " + new_file + " is an interrupted run");

@@ -15,6 +15,7 @@
 #include "checks/config_echo.h"
 #include "checks/result_gate.h"
 #include "config/config.h"
+#include "core/tool_block.h"
 #include "io/json_detail.h"
 #include "io/results_json.h"
 
@@ -116,6 +117,13 @@ MergeOutcome merge_results(const std::vector<MergeInput>& inputs, const MergeOpt
           "merge only the shards of one sweep",
           first.file, first.results.config_path, short_sha(first.results.config_sha256), in.file,
           rs.config_path, short_sha(rs.config_sha256)));
+    }
+    if (overrides_of(rs.tool) != overrides_of(first.results.tool)) {
+      throw MergeError(fmt::format(
+          "{} ran with environment overrides {} and {} with {}; merge only the shards of one "
+          "sweep, run with the same environment",
+          first.file, overrides_of(first.results.tool).dump(), in.file,
+          overrides_of(rs.tool).dump()));
     }
     if (rs.target != first.results.target) {
       out.warnings.push_back(fmt::format("warning: {} ran on target {}, {} on target {}",

@@ -8,13 +8,15 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
-#include "build_info.h"
+#include "backends/env_overrides.h"
 #include "core/copy_bw.h"
 #include "core/gpu_peaks.h"
 #include "core/stats.h"
+#include "core/tool_block.h"
 #include "io/jsonl_writer.h"
 #include "runtime/device_info.h"
 
@@ -91,10 +93,10 @@ ResultSet run_sweep(const ConfigSource& config, const std::vector<Case>& cases,
                     const SweepTarget& target, CaseExecutor& executor,
                     const SweepOptions& options) {
   ResultSet rs;
-  rs.tool = {{"name", "fa2bench"},
-             {"version", FA2BENCH_VERSION},
-             {"git", FA2BENCH_GIT},
-             {"build", FA2BENCH_BUILD_TYPE}};
+  rs.tool = tool_block(active_overrides());
+  if (const std::string note = overrides_note(rs.tool); !note.empty()) {
+    fmt::print(stderr, "{}\n", note);
+  }
   rs.host = host_block();
   // The device's vendor peaks (or why there are none), beside what the device reports.
   rs.device = with_device_peaks(target.device_block);
