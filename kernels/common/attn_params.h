@@ -11,7 +11,7 @@
 // when j <= i + (T_k - T_q). A sliding window (flash-attention's window_size) bounds the same
 // diagonal on both sides: j >= i + diag - window_left and j <= i + diag + window_right, -1
 // leaving a side unbounded; causal is the window [-1, 0] and both together intersect. The
-// rule in code: common/attn_mask.h. A row with no visible key (possible when T_q > T_k)
+// rule in code: core/mask_rule.h. A row with no visible key (possible when T_q > T_k)
 // outputs zeros and LSE = -inf.
 //
 // A variable-length batch (self-attention lengths, one per sequence; common/varlen.h) sets one

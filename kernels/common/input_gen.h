@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "common/host_device.h"
+#include "core/host_device.h"
 #include "common/numeric.h"
 
 namespace fa2b {

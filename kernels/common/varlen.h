@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "common/attn_params.h"
-#include "common/host_device.h"
+#include "core/host_device.h"
 
 namespace fa2b {
 

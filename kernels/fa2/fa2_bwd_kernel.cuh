@@ -107,7 +107,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
   const int group = f.H / f.H_kv;
   const int n0 = n_block * kBN;
   // Bottom-right alignment: row i sees keys i + diag - reach.left .. i + diag + reach.right.
-  const int diag = f.T_k - f.T_q;
+  const int diag = mask_diag(f);
 
   const T* k = static_cast<const T*>(f.k) + b * f.k_batch_stride + h_kv * f.k_head_stride;
   const T* v = static_cast<const T*>(f.v) + b * f.v_batch_stride + h_kv * f.v_head_stride;
@@ -208,7 +208,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
       // The key block's first column and the diagonal are recomputed here from the block index
       // and the params rather than kept: held across the loop they spill the D = 128 tile.
       const int n0_now = block_index_unhoisted() * kBN;
-      const int diag_now = f.T_k - f.T_q;
+      const int diag_now = mask_diag(f);
       bool need_mask = n0_now + kBN > f.T_k;
       if (kMasked) {
         need_mask = need_mask || n0_now + kBN - 1 > m0 + diag_now + reach.right ||
@@ -264,8 +264,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
             for (int e = 0; e < 4; ++e) {
               const int key = key_lane + j * 8 + (e & 1);
               const int row = row_lane + mi * 16 + (e >= 2 ? 8 : 0);
-              if (key >= f.T_k || (kMasked && (key > row + (f.T_k - f.T_q) + reach.right ||
-                                               key < row + (f.T_k - f.T_q) - reach.left))) {
+              if (key >= f.T_k || (kMasked && (key > row + mask_diag(f) + reach.right ||
+                                               key < row + mask_diag(f) - reach.left))) {
                 s[mi][j][e] = 0.f;
               }
             }

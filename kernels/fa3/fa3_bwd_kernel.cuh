@@ -27,6 +27,7 @@
 #include "common/attn_params.h"
 #include "common/fast_exp2.cuh"
 #include "common/mma.cuh"
+#include "core/mask_rule.h"
 #include "fa3/fa3_bwd_traits.h"
 #include "fa3/fa3_softmax.cuh"
 #include "hopper/mbarrier.cuh"
@@ -133,7 +134,7 @@ __device__ __forceinline__ BwdBlock bwd_block_of(const AttnParams& f) {
   blk.h_kv = static_cast<int>(blockIdx.y);
   blk.b = static_cast<int>(blockIdx.z);
   blk.group = f.H / f.H_kv;
-  blk.diag = f.T_k - f.T_q;
+  blk.diag = mask_diag(f);
   const int num_m = (f.T_q + kBM - 1) / kBM;
   blk.m_first = kCausal ? min(num_m, max(0, blk.n0 - blk.diag) / kBM) : 0;
   blk.m_count = num_m - blk.m_first;

@@ -11,7 +11,7 @@
 
 #include <type_traits>
 
-#include "common/host_device.h"
+#include "core/host_device.h"
 #include "fa3/fa3_traits.h"
 
 namespace fa2b {

@@ -27,6 +27,7 @@
 #include "common/attn_params.h"
 #include "common/mma.cuh"
 #include "common/tile_order.h"
+#include "core/mask_rule.h"
 #include "fa3/fa3_fwd_args.h"
 #include "fa3/fa3_softmax.cuh"
 #include "fa3/fa3_traits.h"
@@ -191,7 +192,9 @@ struct Consumer {
   __device__ __forceinline__ void mask(float (&s)[kSAcc], int n) const {
     const int col0 = n * kBN;
     const int tk_limit = tile.T_k - col0 - col_lane;
-    const int diag_limit = tile.m0 + (tile.T_k - tile.T_q) + row_base - col0 - col_lane;
+    // Key col0 + col_lane + dc is above row m0 + row_base + dr's causal limit (row + diag,
+    // core/mask_rule.h) when dc > diag_limit + dr.
+    const int diag_limit = tile.m0 + mask_diag(tile) + row_base - col0 - col_lane;
     if (kCausal && col0 + kBN <= tile.T_k) {
       // A causal tile inside T_k (the usual one): one compare an element, not two.
 #pragma unroll
@@ -260,7 +263,7 @@ struct Consumer {
       return tile.n_blocks;
     } else {
       // Bottom-right alignment: row i sees keys j <= i + (T_k - T_q).
-      const int last_key = min(row_first + 63, tile.T_q - 1) + (tile.T_k - tile.T_q);
+      const int last_key = min(row_first + 63, tile.T_q - 1) + mask_diag(tile);
       return last_key < 0 ? 0 : min(tile.n_blocks, last_key / kBN + 1);
     }
   }
@@ -313,7 +316,7 @@ struct Consumer {
       // The first consumer takes the first turn.
       if (is_last_consumer()) pass_turn();
       const int last = tile.n_blocks - 1;
-      const int diag = tile.T_k - tile.T_q;
+      const int diag = mask_diag(tile);
       // Whether this warpgroup's rows (not the whole tile's) need tile i masked.
       const int row_first = tile.m0 + 64 * cwg;
       auto needs_mask = [&](int i) {
@@ -493,7 +496,7 @@ __device__ __forceinline__ FwdTile tile_at(const Fa3FwdArgs& a, int t) {
   // Bottom-right causal alignment: row i sees keys j <= i + (T_k - T_q).
   tile.n_blocks = (tile.T_k + kBN - 1) / kBN;
   if (kCausal) {
-    const int last_visible = min(tile.m0 + kBM, tile.T_q) - 1 + (tile.T_k - tile.T_q);
+    const int last_visible = min(tile.m0 + kBM, tile.T_q) - 1 + mask_diag(tile);
     tile.n_blocks = last_visible < 0 ? 0 : min(tile.n_blocks, last_visible / kBN + 1);
   }
   return tile;

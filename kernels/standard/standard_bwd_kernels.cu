@@ -6,6 +6,7 @@
 #include <cuda_fp16.h>
 
 #include "common/float_convert.cuh"
+#include "core/mask_rule.h"
 #include "standard/standard_bwd_kernels.h"
 
 namespace fa2b {
@@ -41,7 +42,7 @@ __global__ void __launch_bounds__(kWarps * 32)
     // Keys [0, n) are visible (bottom-right causal); n <= 0 when none.
     int n = f.T_k;
     if (f.causal) {
-      const int diag = i + (f.T_k - f.T_q) + 1;
+      const int diag = i + mask_diag(f) + 1;
       n = diag < f.T_k ? diag : f.T_k;
     }
     const std::int64_t base = row * f.T_k;

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "common/float_convert.cuh"
+#include "core/mask_rule.h"
 #include "standard/standard_softmax.h"
 
 namespace fa2b {
@@ -54,7 +55,7 @@ __device__ __forceinline__ int visible_keys(const AttnParams& p, std::int64_t ro
       p.seqused != nullptr ? p.seqused[row / (static_cast<std::int64_t>(p.H) * p.T_q)] : p.T_k;
   if (!p.causal) return t_k;
   const int i = static_cast<int>(row % p.T_q);
-  const int n = i + (p.T_k - p.T_q) + 1;
+  const int n = i + mask_diag(p) + 1;
   return n < t_k ? n : t_k;
 }
 

@@ -34,20 +34,19 @@ std::int64_t pairs_up_to(const Case& c, std::int64_t offset) {
 }  // namespace
 
 WindowReach window_reach(const Case& c) {
-  WindowReach m;
-  m.left = c.window.left >= 0 && c.window.left < c.T_k ? c.window.left : c.T_k;
-  if (c.causal) {
-    m.right = 0;
-  } else {
-    m.right = c.window.right >= 0 && c.window.right < c.T_q ? c.window.right : c.T_q;
-  }
-  return m;
+  struct MaskShape {
+    std::int64_t T_q, T_k;
+    bool causal;
+    std::int64_t window_left, window_right;
+  };
+  return mask_reach_of<WindowReach>(
+      MaskShape{c.T_q, c.T_k, c.causal, c.window.left, c.window.right});
 }
 
 std::int64_t visible_pairs(const Case& c) {
   // Row i sees j exactly when diag - left <= j - i <= diag + right.
   const WindowReach m = window_reach(c);
-  const std::int64_t diag = c.T_k - c.T_q;
+  const std::int64_t diag = mask_diag(c);
   return pairs_up_to(c, diag + m.right) - pairs_up_to(c, diag - m.left - 1);
 }
 

@@ -1,23 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 // A case's attention mask in the shape algebra's terms: how far a query row reaches from its
-// bottom-right diagonal (causal and the sliding window intersected) and how many (query row,
-// key) pairs of one head are visible, which the FLOP count of a windowed case is made of. The
-// rule is kernels/common/attn_mask.h's (the one the kernels, the CPU target and the reference
-// apply to AttnParams); core cannot include kernels, so tests/unit/test_attention_mask.cpp
-// checks that both give the same visible keys.
+// bottom-right diagonal (causal and the sliding window intersected; the rule is
+// core/mask_rule.h's, the one the kernels apply) and how many (query row, key) pairs of one
+// head are visible, which the FLOP count of a windowed case is made of.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "core/case.h"
+#include "core/mask_rule.h"
 
 namespace fa2b {
 
 // Row i (0-based) sees keys i + diag - left .. i + diag + right, within 0 .. T_k - 1, where
-// diag = T_k - T_q. An unbounded side gets a reach no pair exceeds (left T_k, right T_q) and a
-// wider bound is clamped to it, so sums of a row, diag and a reach never overflow; causal makes
-// right 0 whatever the window says (the intersection).
+// diag = T_k - T_q (core/mask_rule.h).
 struct WindowReach {
   std::int64_t left = 0, right = 0;
 };

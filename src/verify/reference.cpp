@@ -147,7 +147,7 @@ VisibleKeys visible_keys(const Case& c, std::int64_t i) {
   // Written from the definition (core/attention_mask.h's reach), not from the kernels' helper,
   // so that the reference checks the rule rather than repeating an implementation of it.
   const WindowReach reach = window_reach(c);
-  const std::int64_t diag = c.T_k - c.T_q;
+  const std::int64_t diag = mask_diag(c);
   return {std::max<std::int64_t>(0, i + diag - reach.left),
           std::min<std::int64_t>(c.T_k - 1, i + diag + reach.right)};
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The mask rule (causal and sliding windows, bottom-right aligned) against its definition,
-// brute force: the kernels' helpers (common/attn_mask.h, which the CUDA kernels, the CPU
-// target and naive use), the shape algebra's pair count (core/attention_mask.h), the float64
-// reference's visible keys, the params a case becomes, the FLOP count and the case ids.
+// brute force (the rule: core/mask_rule.h): the kernels' helpers (common/attn_mask.h, which the
+// CUDA kernels, the CPU target and naive use), the shape algebra's pair count
+// (core/attention_mask.h), the float64 reference's visible keys, the params a case becomes, the
+// FLOP count and the case ids.
 #include <gtest/gtest.h>
 
 #include <cstdint>
