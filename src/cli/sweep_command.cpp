@@ -27,6 +27,7 @@
 #include "io/results_json.h"
 #include "report/report.h"
 #include "runner/case_filter.h"
+#include "runner/repro_command.h"
 #include "runner/resume.h"
 #include "runner/shard.h"
 #include "runner/sweep_runner.h"
@@ -238,6 +239,9 @@ int run_sweep_command(SweepArgs a, const ConfigRewrite& rewrite, bool* reports_w
   manifest.dump_filter = a.dump_filter;
   manifest.profile_once = a.profile_once;
   for (const Case& c : cases) manifest.case_ids.push_back(c.id());
+  options.repro = [&manifest, &a](const CaseResult& r) {
+    return repro_command(manifest, a.lock_clocks_mhz, r);
+  };
   try {
     write_manifest(manifest, (out / "sweep.json").string());
   } catch (const std::exception& e) {

@@ -104,12 +104,18 @@ struct CaseResult {
   // tflops and gbps as percentages of the device's vendor peaks (core/gpu_peaks.h); NaN where
   // the device or dtype has none.
   double pct_of_peak_flops = kNaN, pct_of_peak_bw = kNaN;
+  // The same as fractions (core/peak_fractions.h): results' `mfu` (model FLOPs utilisation)
+  // and `bw_frac`; NaN where unknown.
+  double mfu = kNaN, bw_frac = kNaN;
   // The device-to-device copy bandwidth the running process measured when it started (GB/s;
   // the sweep lifts it into the device block) and gbps as a percentage of it; NaN where none.
   double copy_bw_gbs = kNaN, pct_of_copy_bw = kNaN;
   double prepare_ms = kNaN;  // wall time of backend.prepare() (workspace, plan building)
   WallTimes wall_ms;
   std::string backend_info;  // free-form, from Backend::info() after prepare(); "" when none
+  // The command line that re-runs this case alone (runner/repro_command.h), set by the sweep
+  // that ran it; "" where none was recorded (results made otherwise, older files).
+  std::string repro;
   MemoryStats memory;
   Accuracy accuracy;
   // The device's state over the timed samples (core/gpu_state.h), as written to results;

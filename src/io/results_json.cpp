@@ -111,6 +111,8 @@ J case_json(const CaseResult& r) {
   // Only where the device has a known peak, so a missing one is never read as 0%.
   if (std::isfinite(r.pct_of_peak_flops)) j["pct_of_peak_flops"] = r.pct_of_peak_flops;
   if (std::isfinite(r.pct_of_peak_bw)) j["pct_of_peak_bw"] = r.pct_of_peak_bw;
+  if (std::isfinite(r.mfu)) j["mfu"] = r.mfu;
+  if (std::isfinite(r.bw_frac)) j["bw_frac"] = r.bw_frac;
   if (std::isfinite(r.copy_bw_gbs)) j["copy_bw_gbs"] = r.copy_bw_gbs;
   if (std::isfinite(r.pct_of_copy_bw)) j["pct_of_copy_bw"] = r.pct_of_copy_bw;
   j["prepare_ms"] = number_json<J>(r.prepare_ms);
@@ -121,6 +123,7 @@ J case_json(const CaseResult& r) {
                     {"total", number_json<J>(r.wall_ms.total)}};
   }
   if (!r.backend_info.empty()) j["backend_info"] = r.backend_info;
+  if (!r.repro.empty()) j["repro"] = r.repro;
   j["memory"] = {{"peak_bytes", r.memory.peak_bytes},
                  {"workspace_bytes", r.memory.workspace_bytes},
                  {"predicted_bytes", r.memory.predicted_bytes},
@@ -198,6 +201,16 @@ J conventions() {
       "100 * tflops / the device's dense tensor peak for the case's dtype (device.peak_tflops, "
       "vendor data sheets); pct_of_peak_bw: 100 * gbps / device.peak_bw_gbs; absent where the "
       "device or dtype has no peak (device.peaks_absent says why)";
+  j["mfu"] =
+      "tflops / the device's dense tensor peak for the case's dtype (device.peak_tflops): "
+      "pct_of_peak_flops as a fraction; bw_frac: gbps / device.peak_bw_gbs (the data sheet's "
+      "memory bandwidth, not the measured copy_bw_gbs); each absent where the device or dtype "
+      "has no peak";
+  j["repro"] =
+      "the fa2bench sweep command line (POSIX shell quoting) that re-runs this case alone: the "
+      "sweep's config, --set, --backends, --inputs, --memory-budget, --case-timeout and "
+      "--profile-once as given, its target, and --filter matching the case's id exactly; add "
+      "--out";
   j["pct_of_copy_bw"] =
       "100 * gbps / copy_bw_gbs, the copy bandwidth the process running the case measured at "
       "its start (" +

@@ -108,9 +108,16 @@ class Reader {
   // them is never negative (-1 or "-inf" would pass every "< bound" check); settings and raw
   // samples are finite too. Elsewhere NaN (null, "nan") stays: it is how a missing value is
   // written, and the result gate judges a missing median.
-  enum class Range { any, nonnegative, finite_nonnegative };
+  // positive: a fraction of a peak (mfu, bw_frac), written only where known, so a number
+  // there is finite and > 0 (0 would claim a case that moved nothing); null still reads as
+  // unknown.
+  enum class Range { any, nonnegative, finite_nonnegative, positive };
   double in_range(double d, const std::string& where, Range range, const json& v) const {
     if (range == Range::any) return d;
+    if (range == Range::positive && !std::isnan(d) && !(std::isfinite(d) && d > 0))
+      fail(where, fmt::format("{} is not a finite number > 0; this field is a fraction of a "
+                              "device's peak",
+                              describe(v)));
     if (std::isnan(d) && range == Range::finite_nonnegative)
       fail(where, fmt::format("{} is not a number; this field is a finite number", describe(v)));
     if (std::isnan(d)) return d;
@@ -348,10 +355,13 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
     rd.opt_double(*w, wp, "total", r.wall_ms.total);
   }
   rd.opt_string(j, at, "backend_info", r.backend_info);
+  rd.opt_string(j, at, "repro", r.repro);
   rd.opt_double(j, at, "tflops", r.tflops);
   rd.opt_double(j, at, "gbps", r.gbps);
   rd.opt_double(j, at, "pct_of_peak_flops", r.pct_of_peak_flops);
   rd.opt_double(j, at, "pct_of_peak_bw", r.pct_of_peak_bw);
+  rd.opt_double(j, at, "mfu", r.mfu, Reader::Range::positive);
+  rd.opt_double(j, at, "bw_frac", r.bw_frac, Reader::Range::positive);
   rd.opt_double(j, at, "copy_bw_gbs", r.copy_bw_gbs);
   rd.opt_double(j, at, "pct_of_copy_bw", r.pct_of_copy_bw);
 

@@ -33,7 +33,10 @@ const char* const kColumns[] = {
     // Variable-length batches (empty for a dense case).
     "packing", "total_tokens", "padding_ratio", "executed_flops",
     // A paged KV cache (page_size empty for a contiguous one).
-    "kv_layout", "page_size"};
+    "kv_layout", "page_size",
+    // Throughput as fractions of the device's peaks (empty where unknown) and the command
+    // line that re-runs the case (empty where not recorded).
+    "mfu", "bw_frac", "repro"};
 
 // The axis column named `header`; nullptr for a result column.
 const AxisCsvColumn* axis_column(std::string_view header) {
@@ -128,7 +131,10 @@ std::string results_csv_text(const ResultSet& rs) {
                                c.varlen() ? csv_number(padding_ratio(c)) : "",
                                c.varlen() ? csv_number(executed_flops(c)) : "",
                                "",  // kv_layout, page_size: axis columns
-                               ""};
+                               "",
+                               csv_number(r.mfu),
+                               csv_number(r.bw_frac),
+                               csv_field(r.repro)};
     static_assert(sizeof(row) / sizeof(row[0]) == sizeof(kColumns) / sizeof(kColumns[0]));
     for (std::size_t i = 0; i < columns.size(); ++i) {
       if (i) out += ',';

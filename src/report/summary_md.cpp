@@ -31,6 +31,11 @@ std::string tflops(double v) {
   return fmt::format("{:.1f}", v);
 }
 
+// A fraction of a peak (mfu, bw_frac): three decimals, "—" where unknown.
+std::string fraction(double v) {
+  return std::isfinite(v) ? fmt::format("{:.3f}", v) : "—";
+}
+
 std::string mib(std::int64_t bytes) {
   return fmt::format("{:.1f}", bytes / 1048576.0);
 }
@@ -80,11 +85,22 @@ struct SweepTable {
 
 void write_sweep(std::string& out, const std::string& sweep, const SweepTable& t,
                  const std::string& baseline) {
+  // The fractions of the device's peaks get a column only where some case has one: none on
+  // the CPU target or a GPU without peaks, where it would be a column of dashes.
+  bool fractions = false;
+  for (const auto& [key, r] : t.cell)
+    fractions = fractions || std::isfinite(r->mfu) || std::isfinite(r->bw_frac);
   out += fmt::format("## Sweep `{}`\n\n| Shape |", sweep.empty() ? "(unnamed)" : sweep);
   std::string rule = "|---|";
   for (const std::string& b : t.backends) {
-    out += fmt::format(" {0} ms | {0} TFLOP/s | {0} peak MiB | {0} status |", md_cell(b));
-    rule += "---:|---:|---:|---|";
+    out += fmt::format(" {0} ms | {0} TFLOP/s |", md_cell(b));
+    rule += "---:|---:|";
+    if (fractions) {
+      out += fmt::format(" {} MFU / BW frac |", md_cell(b));
+      rule += "---:|";
+    }
+    out += fmt::format(" {0} peak MiB | {0} status |", md_cell(b));
+    rule += "---:|---|";
   }
   out += "\n" + rule + "\n";
   for (const std::string& shape : t.shapes) {
@@ -92,14 +108,15 @@ void write_sweep(std::string& out, const std::string& sweep, const SweepTable& t
     for (const std::string& b : t.backends) {
       auto it = t.cell.find({shape, b});
       if (it == t.cell.end()) {
-        out += " | | | |";
+        out += fractions ? " | | | | |" : " | | | |";
         continue;
       }
       const CaseResult& r = *it->second;
       const bool ok = r.status == Status::ok;
-      out += fmt::format(" {} | {} | {} | {} |", ok ? ms(r.time.median) : "—",
-                         ok ? tflops(r.tflops) : "—", ok ? mib(r.memory.peak_bytes) : "—",
-                         md_cell(status_text(r)));
+      out += fmt::format(" {} | {} |", ok ? ms(r.time.median) : "—", ok ? tflops(r.tflops) : "—");
+      if (fractions) out += fmt::format(" {} / {} |", fraction(r.mfu), fraction(r.bw_frac));
+      out +=
+          fmt::format(" {} | {} |", ok ? mib(r.memory.peak_bytes) : "—", md_cell(status_text(r)));
     }
     out += "\n";
   }
@@ -151,7 +168,9 @@ std::string summary_md_text(const ResultSet& rs, const std::string& baseline) {
       "\nTFLOP/s by flash-attention's convention (forward 4·B·H·T_q·T_k·D, halved when "
       "causal; with a sliding window 4·B·H·D per visible (query row, key) pair); peak is the "
       "tracked allocations during the case, inputs and outputs included; MiB = 2^20 "
-      "bytes.\n\n";
+      "bytes. MFU / BW frac (where the device has peaks): TFLOP/s over its dense tensor peak "
+      "for the dtype, GB/s over its data-sheet memory bandwidth. Each case's `repro` in "
+      "results.json and results.csv is the command line that re-runs it alone.\n\n";
 
   std::vector<std::string> sweeps;
   std::map<std::string, SweepTable> tables;

@@ -17,6 +17,7 @@
 #include "core/gpu_peaks.h"
 #include "core/gpu_state.h"
 #include "core/paged_kv.h"
+#include "core/peak_fractions.h"
 #include "core/seq_lengths.h"
 #include "core/shape_algebra.h"
 #include "core/stats.h"
@@ -489,8 +490,10 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
     r.gbps = static_cast<double>(min_traffic_bytes(c)) / (r.time.median * 1e-3) / 1e9;
     // NaN where the device has no peak in the table (the CPU target, an unknown GPU, fp32).
     const nlohmann::json device = with_device_peaks(platform.device_block());
-    r.pct_of_peak_flops = 100 * r.tflops / block_peak_tflops(device, c.dtype);
-    r.pct_of_peak_bw = 100 * r.gbps / block_peak_bw_gbs(device);
+    r.mfu = model_flops_utilisation(r.tflops, device, c.dtype);
+    r.bw_frac = bandwidth_fraction(r.gbps, device);
+    r.pct_of_peak_flops = 100 * r.mfu;
+    r.pct_of_peak_bw = 100 * r.bw_frac;
     r.copy_bw_gbs = platform.copy_bw_gbs();
     r.pct_of_copy_bw = 100 * r.gbps / r.copy_bw_gbs;
   } catch (const OutOfMemory& e) {

@@ -144,6 +144,7 @@ ResultSet run_sweep(const ConfigSource& config, const std::vector<Case>& cases,
   };
   events.finished = [&](std::size_t i, CaseResult r) {
     ++done;
+    if (options.repro && r.repro.empty()) r.repro = options.repro(r);
     if (options.progress) {
       if (several) {
         fmt::print(stderr, "        {} {}: {}\n", cases[i].backend, cases[i].shape_key(),
@@ -160,6 +161,8 @@ ResultSet run_sweep(const ConfigSource& config, const std::vector<Case>& cases,
 
   for (auto& r : results) {
     if (r) {
+      // A finished case resumed from a line written before results carried it.
+      if (options.repro && r->repro.empty()) r->repro = options.repro(*r);
       rs.cases.push_back(std::move(*r));
     } else {
       rs.interrupted = true;

@@ -27,6 +27,9 @@ struct SweepOptions {
   // the same sweep; those cases are not run again.
   std::vector<std::optional<CaseResult>> finished;
   std::optional<Shard> shard;  // recorded in the result set
+  // The command line that re-runs one case alone (runner/repro_command.h), recorded in each
+  // result (results.jsonl lines included) that has none yet; empty: none recorded.
+  std::function<std::string(const CaseResult&)> repro;
 };
 
 // Where the cases run, as the results' context records it.

@@ -40,8 +40,9 @@ assert "forward only" in train[0]["reason"], train[0]["reason"]
 assert r["checks"] and all(v["verdict"] == "pass" for v in r["checks"]), \
     [(v["name"], v["detail"]) for v in r["checks"] if v["verdict"] != "pass"]
 PY
-head -1 "$TMP/run/results.csv" | grep -q ",kv_layout,page_size$" || fail "results.csv lacks the paged columns"
-grep -q "/paged256,paged,cpu-flash,fa2,.*,paged,256$" "$TMP/run/results.csv" ||
+head -1 "$TMP/run/results.csv" | grep -q ",kv_layout,page_size," || fail "results.csv lacks the paged columns"
+# After page_size: mfu and bw_frac (empty: no peak on the cpu target), then the repro.
+grep -q "/paged256,paged,cpu-flash,fa2,.*,paged,256,,,fa2bench sweep " "$TMP/run/results.csv" ||
   fail "results.csv row of a paged case"
 # The saved results re-check to the same verdicts.
 expect_exit 0 "$BIN" check "$TMP/run/results.json"

@@ -24,7 +24,9 @@ assert r["checks"] and all(v["verdict"] == "pass" for v in r["checks"]), \
     [(v["name"], v["detail"]) for v in r["checks"] if v["verdict"] != "pass"]
 PY
 head -1 "$TMP/run/results.csv" | grep -q ",window_left,window_right," || fail "results.csv lacks the window"
-grep -q "/full/wl16-wr16,windows,cpu-flash,fa2,.*,16,16,,,,,contiguous,$" "$TMP/run/results.csv" ||
+# After page_size: mfu and bw_frac (empty: no peak on the cpu target), then the repro.
+grep -q "/full/wl16-wr16,windows,cpu-flash,fa2,.*,16,16,,,,,contiguous,,,,fa2bench sweep " \
+  "$TMP/run/results.csv" ||
   fail "results.csv row of a windowed case"
 expect_exit 0 "$BIN" check "$TMP/run/results.json"
 expect_exit 0 "$BIN" plan --config "$SRC/configs/cpu_window.json" --memory 1GiB

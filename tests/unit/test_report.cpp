@@ -376,7 +376,7 @@ TEST_F(ReportTest, CsvHeaderAndRows) {
       "max_abs_err_dk,mean_abs_err_dk,rel_l2_err_dk,max_abs_err_dv,mean_abs_err_dv,"
       "rel_l2_err_dv,nonfinite_grad,key_rows_checked,window_left,window_right,packing,total_tokens,"
       "padding_ratio,"
-      "executed_flops,kv_layout,page_size");
+      "executed_flops,kv_layout,page_size,mfu,bw_frac,repro");
   EXPECT_EQ(row0.rfind("naive/B1-H32-Hkv8-T2048-D128/bf16/causal/bshd,seed,naive,naive,1,32,8,"
                        "2048,2048,128,bf16,true,bshd,fwd,cuda,ok,,3.32,",
                        0),
@@ -388,10 +388,11 @@ TEST_F(ReportTest, CsvHeaderAndRows) {
       << row2;
   // No window: both bounds -1 (unbounded); a dense case leaves the four varlen columns empty,
   // and a contiguous one the page size.
-  EXPECT_EQ(row0.substr(row0.size() - 22), ",-1,-1,,,,,contiguous,") << row0;
+  // No peak fractions and no repro recorded: the last three cells empty.
+  EXPECT_EQ(row0.substr(row0.size() - 25), ",-1,-1,,,,,contiguous,,,,") << row0;
   std::size_t columns = 1;
   for (char ch : header) columns += ch == ',';
-  EXPECT_EQ(columns, 57u);
+  EXPECT_EQ(columns, 60u);
 }
 
 TEST_F(ReportTest, DeviceIndexIsWrittenOnlyForCasesOnADeviceAndRoundTrips) {
@@ -429,7 +430,42 @@ TEST_F(ReportTest, DeviceIndexIsWrittenOnlyForCasesOnADeviceAndRoundTrips) {
   EXPECT_THROW(load_results(p), std::exception);
 }
 
+TEST_F(ReportTest, PeakFractionsAndReproRoundTripThroughJsonAndCsv) {
+  ResultSet rs = sample_results();
+  rs.cases[0].mfu = 0.5;
+  rs.cases[0].bw_frac = 0.25;
+  // Commas and quotes: the CSV cell is quoted, the JSON string kept as is.
+  rs.cases[0].repro = "fa2bench sweep --backends fa2,naive --filter '^naive/x$' --target cuda";
+  const std::string p = path("results.json");
+  write_results_json(rs, p);
+  const ResultSet back = load_results(p);
+  EXPECT_EQ(back.cases[0].mfu, 0.5);
+  EXPECT_EQ(back.cases[0].bw_frac, 0.25);
+  EXPECT_EQ(back.cases[0].repro, rs.cases[0].repro);
+  EXPECT_TRUE(std::isnan(back.cases[1].mfu));  // absent: unknown
+  EXPECT_TRUE(back.cases[1].repro.empty());
+  const std::string csv = results_csv_text(rs);
+  EXPECT_NE(csv.find(",0.5,0.25,\"fa2bench sweep --backends fa2,naive --filter '^naive/x$' "
+                     "--target cuda\"\n"),
+            std::string::npos)
+      << csv;
+}
+
 // ---- summary.md -----------------------------------------------------------------------------
+
+TEST_F(ReportTest, SummaryShowsPeakFractionsOnlyWhereAnyIsKnown) {
+  ResultSet rs = sample_results();
+  EXPECT_EQ(summary_md_text(rs).find("MFU / BW frac |"), std::string::npos);  // none known
+  rs.cases[0].mfu = 0.5;
+  rs.cases[0].bw_frac = 0.25;
+  const std::string md = summary_md_text(rs);
+  EXPECT_NE(md.find("| naive ms | naive TFLOP/s | naive MFU / BW frac | naive peak MiB | naive "
+                    "status |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find(" | 0.500 / 0.250 | "), std::string::npos) << md;
+  EXPECT_NE(md.find(" | — / — | "), std::string::npos) << md;  // fa2's: unknown, not 0
+}
 
 TEST_F(ReportTest, SummaryHasSpeedupAndMemoryReduction) {
   const ResultSet rs = sample_results();
