@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 
+#include "app/exit_codes.h"
 #include "backends/backend.h"
 #include "cli/sweep_command.h"
 #include "core/axis_table.h"

@@ -5,7 +5,7 @@
 
 #include <optional>
 
-#include "cli/commands.h"
+#include "app/sweep_args.h"
 #include "runner/resume.h"
 
 namespace fa2b {

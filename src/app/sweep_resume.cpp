@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cli/sweep_resume.h"
+#include "app/sweep_resume.h"
 
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <string>
 
+#include "app/parse_size.h"
 #include "io/json_input.h"
 #include "io/results_json.h"
 
