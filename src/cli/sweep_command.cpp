@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cli/sweep_command.h"
-
+// `fa2bench sweep`: its flags into SweepArgs, app::run_sweep, the outcome printed; and the flags
+// it shares with tune.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -19,15 +19,13 @@ namespace {
 // A week: longer is a typo, and seconds beyond ~9e15 overflow the milliseconds of the deadline.
 constexpr double kMaxCaseTimeoutSeconds = 7 * 24 * 3600;
 
-}  // namespace
-
-int run_sweep_command(SweepArgs a, const app::ConfigRewrite& rewrite, bool* reports_written) {
-  const app::SweepOutcome outcome =
-      app::run_sweep(std::move(a), rewrite, model_step_table(), reports_written);
-  if (outcome.attention) print_attention_sweep(*outcome.attention);
-  if (outcome.model) print_model_sweep(*outcome.model);
-  return outcome.exit_code;
+int run_sweep_command(SweepArgs a) {
+  const app::SweepOutcome outcome = app::run_sweep(std::move(a), {}, model_step_table());
+  print_sweep_outcome(outcome);
+  return outcome.exit_code;  // the outcome (the --out lock, the clocks) is released after it
 }
+
+}  // namespace
 
 void add_target_options(CLI::App* cmd, std::string& target, int& device) {
   cmd->add_option("--target", target,

@@ -8,6 +8,11 @@
 
 namespace fa2b {
 
+void print_sweep_outcome(const app::SweepOutcome& outcome) {
+  if (outcome.attention) print_attention_sweep(*outcome.attention);
+  if (outcome.model) print_model_sweep(*outcome.model);
+}
+
 app::ModelStepPrinter model_step_table() {
   app::ModelStepPrinter printer;
   printer.header = [] {

@@ -8,6 +8,9 @@
 
 namespace fa2b {
 
+// Whichever sweep the outcome holds (nothing when it stopped before: its reason is printed).
+void print_sweep_outcome(const app::SweepOutcome& outcome);
+
 // The transformer sweep's step table, one line per step as it finishes.
 app::ModelStepPrinter model_step_table();
 
