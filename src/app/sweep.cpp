@@ -14,11 +14,9 @@
 #include "app/sweep_resume.h"
 #include "app/sweep_setup.h"
 #include "checks/checks.h"
-#include "checks/config_echo.h"
 #include "checks/result_gate.h"
 #include "core/backend_catalog.h"
 #include "core/case_regex.h"
-#include "io/atomic_file.h"
 #include "io/json_input.h"
 #include "io/results_json.h"
 #include "report/report.h"
@@ -198,35 +196,9 @@ SweepOutcome run_sweep(SweepArgs a, const ConfigRewrite& rewrite, const ModelSte
   options.shard = shard;
   options.stop_requested = [] { return interrupt_requested(); };
   if (prior) {
-    try {
-      JsonlContents earlier = read_results_jsonl(jsonl);
-      for (const std::string& w : earlier.warnings)
-        fmt::print(stderr, "fa2bench: warning: {}\n", w);
-      options.finished = match_finished(cases, earlier.results);
-      // Matched by id alone, a line written with another seed, inputs or sample counts (a
-      // results.jsonl copied in from another run) would mix two measurements in one set.
-      for (std::size_t i = 0; i < cases.size(); ++i) {
-        if (!options.finished[i]) continue;
-        const std::string difference =
-            measure_difference(options.finished[i]->c.measure, cases[i].measure, "in the config");
-        if (difference.empty()) continue;
-        fmt::print(stderr,
-                   "fa2bench: --resume {}: results.jsonl holds case {} measured with other "
-                   "settings than the config's ({}); it does not belong to this sweep. Start a "
-                   "new sweep with another --out\n",
-                   a.resume, cases[i].id(), difference);
-        return stopped(kExitUsage);
-      }
-      std::string text;
-      for (const std::string& line : earlier.lines) text += line + "\n";
-      write_text_file_atomic(jsonl, text);  // without the incomplete line, ready to append
-    } catch (const OutputError& e) {        // e.g. a full disk: the OS error, a runtime failure
-      fmt::print(stderr, "fa2bench: --resume {}: {}\n", a.resume, e.what());
-      return stopped(kExitRuntime);
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "fa2bench: --resume {}: {}\n", a.resume, e.what());
-      return stopped(kExitUsage);
-    }
+    int resume_exit = kExitOk;
+    if (!load_finished_cases(jsonl, cases, a.resume, options.finished, resume_exit))
+      return stopped(resume_exit);
   } else {
     std::filesystem::remove(jsonl, ec);
   }

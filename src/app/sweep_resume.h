@@ -4,6 +4,8 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "app/sweep_args.h"
 #include "runner/resume.h"
@@ -14,5 +16,13 @@ namespace fa2b {
 // it. False (the reason printed) when DIR is no sweep's --out or an option given conflicts with
 // the manifest. Without --resume, true and nothing changes.
 bool apply_resume(SweepArgs& a, std::optional<SweepManifest>& manifest);
+
+// The cases of `cases` that the resumed sweep finished, from its `jsonl` (results.jsonl), into
+// `finished` (match_finished); the file is rewritten without an incomplete last line, ready to
+// append. False, with `exit_code` set and the reason printed naming --resume `resume`, when
+// the file cannot be read or rewritten or holds a case measured otherwise than the config says.
+bool load_finished_cases(const std::string& jsonl, const std::vector<Case>& cases,
+                         const std::string& resume,
+                         std::vector<std::optional<CaseResult>>& finished, int& exit_code);
 
 }  // namespace fa2b
