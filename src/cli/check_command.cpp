@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
+#include "app/load_config_or_report.h"
 #include "checks/checks.h"
 #include "checks/config_echo.h"
 #include "checks/model_checks.h"
 #include "checks/result_gate.h"
 #include "cli/commands.h"
-#include "cli/load_config_or_report.h"
 #include "cli/tables.h"
 #include "io/model_results.h"
 #include "io/results_json.h"

@@ -4,9 +4,9 @@
 
 #include <filesystem>
 
+#include "app/load_config_or_report.h"
 #include "checks/checks.h"
 #include "cli/commands.h"
-#include "cli/load_config_or_report.h"
 #include "cli/tables.h"
 #include "compare/merge.h"
 #include "io/atomic_file.h"

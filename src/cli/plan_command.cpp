@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
+#include "app/load_config_or_report.h"
 #include "backends/predicted_memory.h"
 #include "checks/checks.h"
 #include "cli/commands.h"
-#include "cli/load_config_or_report.h"
 #include "cli/model_commands.h"
 #include "cli/tables.h"
 #include "core/backend_catalog.h"

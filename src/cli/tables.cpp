@@ -5,8 +5,6 @@
 
 #include <cmath>
 
-#include "cli/commands.h"
-
 namespace fa2b {
 
 std::string human_bytes(double bytes) {
@@ -61,14 +59,6 @@ void print_verdict_table(const std::vector<Verdict>& verdicts) {
   if (skipped > 0) fmt::print(", {} skipped (premise does not hold on this device)", skipped);
   if (deferred > 0) fmt::print(" ({} deferred to the merge of the shards)", deferred);
   fmt::print("\n");
-}
-
-int verdict_exit_code(const std::vector<Verdict>& verdicts) {
-  for (const Verdict& v : verdicts)
-    if (v.verdict != VerdictKind::pass && v.verdict != VerdictKind::deferred &&
-        v.verdict != VerdictKind::skipped)
-      return kExitCheckFailed;
-  return kExitOk;
 }
 
 void print_gate_problems(const std::vector<GateProblem>& problems) {

@@ -11,8 +11,6 @@ namespace fa2b {
 
 void print_case_table(const std::vector<CaseResult>& cases);
 void print_verdict_table(const std::vector<Verdict>& verdicts);
-// 0 when every verdict passed, 1 otherwise.
-int verdict_exit_code(const std::vector<Verdict>& verdicts);
 std::string human_bytes(double bytes);
 // The gate's problems on stderr, one a line ("fa2bench: case X is error: ..."), the first 20.
 void print_gate_problems(const std::vector<GateProblem>& problems);

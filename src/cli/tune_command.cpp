@@ -1,14 +1,41 @@
 // SPDX-License-Identifier: Apache-2.0
-// `fa2bench tune`'s flags (the command itself is cli/tune.cpp): the config's fa2 (or fa3)
-// cases, one per fa2-dev (fa3-dev) variant, through the ordinary sweep, then ranked per shape
-// (docs/tuning.md).
-#include <memory>
+// `fa2bench tune`'s flags and its printout (the pieces are app/tune.cpp): the config's fa2 (or
+// fa3) cases, one per fa2-dev (fa3-dev) variant, through the ordinary sweep, then ranked per
+// shape (docs/tuning.md).
+#include "cli/tune_command.h"
 
+#include <fmt/format.h>
+
+#include <memory>
+#include <string>
+
+#include "app/exit_codes.h"
+#include "app/tune.h"
 #include "cli/commands.h"
 #include "cli/numeric_flags.h"
-#include "cli/tune.h"
+#include "cli/sweep_printout.h"
 
 namespace fa2b {
+
+int run_tune_command(const TuneArgs& t) {
+  int rc = kExitOk;
+  std::string out;
+  std::string tuned_path;
+  {  // the sweep's outcome (its --out lock) goes once printed, before the ranking, as it did
+    const app::TuneSweep run = app::run_tune_sweep(t);
+    print_sweep_outcome(run.sweep);
+    if (!run.reports_written) return run.sweep.exit_code;
+    rc = run.sweep.exit_code;
+    out = run.out;
+    tuned_path = run.tuned_path;
+  }
+  const auto rows = app::rank_tune_run(out);
+  if (!rows) return kExitRuntime;
+  fmt::print("\nAll variants:\n{}\nWinners:\n{}", tune_all_md(*rows), tune_winners_md(*rows));
+  if (!app::write_tune_md(out, *rows, tuned_path)) return kExitRuntime;
+  fmt::print("wrote {}/tune.md\n", out);
+  return rc;
+}
 
 void add_tune_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<TuneArgs>();

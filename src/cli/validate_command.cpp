@@ -3,8 +3,8 @@
 
 #include <map>
 
+#include "app/load_config_or_report.h"
 #include "cli/commands.h"
-#include "cli/load_config_or_report.h"
 
 namespace fa2b {
 namespace {

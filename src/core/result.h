@@ -170,7 +170,7 @@ struct ResultSet {
   // `sweep --filter REGEX` as given (empty: none): the set holds only the cases it matched,
   // which the gates need to know to tell a filtered run from an incomplete one.
   std::string filter;
-  // Whether the sweep ran with the SM clock locked (`sweep --lock-clocks`; cli/clock_lock.h):
+  // Whether the sweep ran with the SM clock locked (`sweep --lock-clocks`; app/clock_lock.h):
   // {"locked": bool, ...}; null: not recorded (results written before the field existed).
   nlohmann::json clocks;
 };

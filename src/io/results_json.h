@@ -31,7 +31,7 @@ class ResultsFileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The "kind" of a transformer sweep's results.json (cli/model_sweep_command.cpp,
+// The "kind" of a transformer sweep's results.json (app/model_sweep.cpp,
 // scripts/torch_train_step.py); attention results have a "schema" instead.
 inline constexpr const char* kModelResultsKind = "fa2bench-model-results";
 

@@ -3,7 +3,7 @@
 # its own layer and the layers before it, never one after it. The link enforces it too (one
 # static library per layer, CMakeLists.txt's FA2BENCH_LAYERS), whose order is checked here.
 #   core -> runtime -> kernels -> backends -> verify -> io -> runner/model -> config/checks -> report
-#        -> compare -> cli (and main.cpp)
+#        -> compare -> app -> cli (and main.cpp)
 # Every #include "..." under src/ and kernels/ is checked; the test fails on any include that
 # points up the order and is not in ALLOWED below.
 # Inside kernels/, the folders are ordered too: common -> hopper -> the families (naive,
@@ -25,7 +25,8 @@ rank_of() {
     config | checks) echo 7 ;;
     report) echo 8 ;;
     compare) echo 9 ;;
-    cli | main.cpp) echo 10 ;;
+    app) echo 10 ;;
+    cli | main.cpp) echo 11 ;;
     *) echo "" ;;
   esac
 }

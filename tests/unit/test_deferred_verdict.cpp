@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "app/exit_codes.h"
 #include "cli/commands.h"
 #include "cli/tables.h"
 #include "core/result.h"

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "app/exit_codes.h"
 #include "checks/checks.h"
 #include "checks/model_checks.h"
 #include "checks/result_gate.h"

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "cli/out_dir.h"
+#include "app/out_dir.h"
 #include "cli/tables.h"
 #include "core/case_regex.h"
 #include "core/shape_algebra.h"

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "cli/commands.h"
+#include "app/parse_size.h"
 
 namespace fa2b {
 namespace {

@@ -10,10 +10,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "app/tune.h"
 #include "backends/backend.h"
 #include "backends/cpu_backends.h"
 #include "cli/commands.h"
-#include "cli/tune.h"
+#include "cli/tune_command.h"
 #include "config/config.h"
 #include "core/shape_algebra.h"
 #include "io/results_json.h"

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // `fa2bench tune` (docs/tuning.md): a config's fa2 cases expanded into one case per variant of
 // a dev-variant backend (fa2-dev), run as an ordinary sweep, then ranked per shape from the
-// ordinary results. The pieces are here so that the tests can drive them with a toy backend.
+// ordinary results. The pieces are here so that the tests can drive them with a toy backend;
+// the tune command (cli/tune_command.cpp) runs them in turn and prints between them.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "app/sweep.h"
 #include "config/config.h"
 #include "core/result.h"
 
@@ -78,8 +81,29 @@ std::string tune_markdown(const std::vector<TuneRow>& rows, const std::string& c
 std::string tune_winners_md(const std::vector<TuneRow>& rows);
 std::string tune_all_md(const std::vector<TuneRow>& rows);
 
-// The command: expand, run through the sweep command (its reports in --out), then read
-// --out/results.json, print the ranking and write it to --out/tune.md. The sweep's exit code.
-int run_tune_command(const TuneArgs& args);
-
 }  // namespace fa2b
+
+namespace fa2b::app {
+
+// A tune's sweep, as it ran: its outcome for the command to print, and what the ranking after
+// it needs.
+struct TuneSweep {
+  SweepOutcome sweep;            // its exit code is the tune's, when the ranking succeeds
+  bool reports_written = false;  // --out/results.json written: there is something to rank
+  std::string out;               // --out ("out" when none was given)
+  std::string tuned_path;        // the tune config's path, as its results record it
+};
+
+// Expands the config into the tune config (expand_tune_config, the variants of
+// args.dev_backend) and runs it through app::run_sweep, its reports in --out. Exit 2 (the
+// reason printed) when dev_backend has no variants or the config nothing to tune.
+TuneSweep run_tune_sweep(const TuneArgs& args);
+// The ranking of --out/results.json (rank_tune_results); nullopt, the reason printed, when it
+// cannot be read.
+std::optional<std::vector<TuneRow>> rank_tune_run(const std::string& out);
+// Writes the ranking to --out/tune.md (tune_markdown); false, the reason printed, when it
+// cannot.
+bool write_tune_md(const std::string& out, const std::vector<TuneRow>& rows,
+                   const std::string& tuned_path);
+
+}  // namespace fa2b::app

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `fa2bench tune` without its flags: the expansion into a tune config, the ranking of the
-// results, and the command that runs one through the other (cli/tune.h).
-#include "cli/tune.h"
+// results, and the sweep that runs one through the other (app/tune.h).
+#include "app/tune.h"
 
 #include <fmt/format.h>
 
@@ -11,8 +11,9 @@
 #include <map>
 #include <memory>
 
+#include "app/exit_codes.h"
+#include "app/sweep.h"
 #include "backends/backend.h"
-#include "cli/sweep_command.h"
 #include "core/axis_table.h"
 #include "core/backend_catalog.h"
 #include "io/atomic_file.h"
@@ -189,12 +190,18 @@ std::string tune_markdown(const std::vector<TuneRow>& rows, const std::string& c
                      tune_winners_md(rows), tune_all_md(rows));
 }
 
-int run_tune_command(const TuneArgs& t) {
+}  // namespace fa2b
+
+namespace fa2b::app {
+
+TuneSweep run_tune_sweep(const TuneArgs& t) {
+  TuneSweep result;
   const std::unique_ptr<Backend> dev = make_backend(t.dev_backend);
   if (!dev || !takes_variants(t.dev_backend)) {
     fmt::print(stderr, "fa2bench tune: {} is not a dev-variant backend of this build\n",
                t.dev_backend);
-    return kExitUsage;
+    result.sweep.exit_code = kExitUsage;
+    return result;
   }
   SweepArgs a;
   a.config = t.config;
@@ -242,28 +249,33 @@ int run_tune_command(const TuneArgs& t) {
     }
     return static_cast<int>(kExitOk);
   };
-  bool written = false;
-  const int rc = run_sweep_command(a, rewrite, &written);
-  if (!written) return rc;
-
-  const std::filesystem::path out(a.out);
-  std::vector<TuneRow> rows;
-  try {
-    const ResultSet rs = load_results((out / "results.json").string());
-    rows = rank_tune_results(rs);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "fa2bench tune: {}\n", e.what());
-    return kExitRuntime;
-  }
-  fmt::print("\nAll variants:\n{}\nWinners:\n{}", tune_all_md(rows), tune_winners_md(rows));
-  try {
-    write_text_file_atomic((out / "tune.md").string(), tune_markdown(rows, tuned_path));
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "fa2bench tune: {}\n", e.what());
-    return kExitRuntime;
-  }
-  fmt::print("wrote {}/tune.md\n", a.out);
-  return rc;
+  // A transformer config is refused by the rewrite, before its steps could print.
+  result.sweep = run_sweep(a, rewrite, ModelStepPrinter{}, &result.reports_written);
+  result.out = a.out;
+  result.tuned_path = tuned_path;
+  return result;
 }
 
-}  // namespace fa2b
+std::optional<std::vector<TuneRow>> rank_tune_run(const std::string& out) {
+  try {
+    const ResultSet rs = load_results((std::filesystem::path(out) / "results.json").string());
+    return rank_tune_results(rs);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "fa2bench tune: {}\n", e.what());
+    return std::nullopt;
+  }
+}
+
+bool write_tune_md(const std::string& out, const std::vector<TuneRow>& rows,
+                   const std::string& tuned_path) {
+  try {
+    write_text_file_atomic((std::filesystem::path(out) / "tune.md").string(),
+                           tune_markdown(rows, tuned_path));
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "fa2bench tune: {}\n", e.what());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace fa2b::app

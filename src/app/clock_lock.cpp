@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cli/clock_lock.h"
+#include "app/clock_lock.h"
 
 #include <fmt/format.h>
 

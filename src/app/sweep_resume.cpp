@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cli/sweep_resume.h"
+#include "app/sweep_resume.h"
 
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <string>
 
+#include "app/exit_codes.h"
+#include "app/parse_size.h"
+#include "checks/config_echo.h"
+#include "io/atomic_file.h"
 #include "io/json_input.h"
 #include "io/results_json.h"
 
@@ -115,6 +119,43 @@ bool apply_resume(SweepArgs& a, std::optional<SweepManifest>& manifest) {
         *m.isolated ? "cases in worker processes" : "every case in the sweep's process", a.resume);
   }
   return ok;
+}
+
+bool load_finished_cases(const std::string& jsonl, const std::vector<Case>& cases,
+                         const std::string& resume,
+                         std::vector<std::optional<CaseResult>>& finished, int& exit_code) {
+  try {
+    JsonlContents earlier = read_results_jsonl(jsonl);
+    for (const std::string& w : earlier.warnings) fmt::print(stderr, "fa2bench: warning: {}\n", w);
+    finished = match_finished(cases, earlier.results);
+    // Matched by id alone, a line written with another seed, inputs or sample counts (a
+    // results.jsonl copied in from another run) would mix two measurements in one set.
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      if (!finished[i]) continue;
+      const std::string difference =
+          measure_difference(finished[i]->c.measure, cases[i].measure, "in the config");
+      if (difference.empty()) continue;
+      fmt::print(stderr,
+                 "fa2bench: --resume {}: results.jsonl holds case {} measured with other "
+                 "settings than the config's ({}); it does not belong to this sweep. Start a "
+                 "new sweep with another --out\n",
+                 resume, cases[i].id(), difference);
+      exit_code = kExitUsage;
+      return false;
+    }
+    std::string text;
+    for (const std::string& line : earlier.lines) text += line + "\n";
+    write_text_file_atomic(jsonl, text);  // without the incomplete line, ready to append
+  } catch (const OutputError& e) {        // e.g. a full disk: the OS error, a runtime failure
+    fmt::print(stderr, "fa2bench: --resume {}: {}\n", resume, e.what());
+    exit_code = kExitRuntime;
+    return false;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "fa2bench: --resume {}: {}\n", resume, e.what());
+    exit_code = kExitUsage;
+    return false;
+  }
+  return true;
 }
 
 }  // namespace fa2b

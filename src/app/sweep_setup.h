@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Where and how a sweep's cases run: the target (GPU or CPU), in this process or isolated in
-// child processes, on one device or a pool of workers. Used by the sweep command only.
+// child processes, on one device or a pool of workers. Used by the sweep (app/sweep.h) only.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "cli/commands.h"
+#include "app/exit_codes.h"
+#include "app/sweep_args.h"
 #include "runner/executor.h"
 #include "runner/platform.h"
 #include "runner/sweep_runner.h"

@@ -1,23 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
 // `sweep` for transformer configs: each case's training step on the CUDA device (the CUDA step,
-// fp16 / bf16) or the host (float32), one line per case, then the config's checks over them;
-// results.json in --out (its own "kind", read by `compare` and `check`). Cases run in this
-// process. --out is claimed, and the result set judged, as for attention sweeps: the same lock,
-// refusal of an earlier sweep's files, signal handling and result gate (checks/result_gate.h).
+// fp16 / bf16) or the host (float32), then the config's checks over them; results.json in
+// --out (its own "kind", read by `compare` and `check`). Cases run in this process. --out is
+// claimed, and the result set judged, as for attention sweeps: the same lock, refusal of an
+// earlier sweep's files, signal handling and result gate (checks/result_gate.h).
+#include "app/model_sweep.h"
+
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "app/exit_codes.h"
+#include "app/signals.h"
 #include "backends/backend.h"
+#include "backends/env_overrides.h"
 #include "checks/model_checks.h"
 #include "checks/result_gate.h"
-#include "cli/model_commands.h"
-#include "cli/out_dir.h"
-#include "cli/signals.h"
-#include "cli/tables.h"
 #include "core/gpu_peaks.h"
+#include "core/tool_block.h"
 #include "io/atomic_file.h"
 #include "io/model_results.h"
 #include "io/results_json.h"
@@ -26,9 +28,11 @@
 #include "runner/sweep_runner.h"
 #include "runtime/device_info.h"
 
-namespace fa2b {
+namespace fa2b::app {
 
-int run_model_sweep(const SweepArgs& a, const Config& config, std::int64_t budget) {
+std::optional<ModelSweepOutcome> run_model_sweep(const SweepArgs& a, const Config& config,
+                                                 std::int64_t budget,
+                                                 const ModelStepPrinter& printer, int& exit_code) {
   // The target as attention sweeps pick it: auto is the GPU when there is one.
   std::string why;
   std::vector<GpuInfo> gpus;
@@ -41,7 +45,8 @@ int run_model_sweep(const SweepArgs& a, const Config& config, std::int64_t budge
   const bool cuda = !gpus.empty();
   if (!cuda && a.target == "cuda") {
     fmt::print(stderr, "fa2bench: --target cuda but {}\n", why);
-    return kExitRuntime;
+    exit_code = kExitRuntime;
+    return std::nullopt;
   }
   if (!cuda && a.target == "auto") {
     fmt::print(stderr, "fa2bench: {}; running on the CPU target (the float32 host step)\n", why);
@@ -55,36 +60,41 @@ int run_model_sweep(const SweepArgs& a, const Config& config, std::int64_t budge
                "workers are "
                "not supported for transformer sweeps yet\n",
                config.path);
-    return kExitUsage;
+    exit_code = kExitUsage;
+    return std::nullopt;
   }
   int claim_exit = kExitOk;
-  const auto lock = claim_out_dir(a.out, false, a.overwrite, {a.junit, a.summary_md}, claim_exit);
-  if (!lock) return claim_exit;
+  auto lock = claim_out_dir(a.out, false, a.overwrite, {a.junit, a.summary_md}, claim_exit);
+  if (!lock) {
+    exit_code = claim_exit;
+    return std::nullopt;
+  }
 
   nlohmann::json cases = nlohmann::json::array();
   const std::vector<ModelCase> steps =
       model_cases_for_target(config.model_cases, cuda ? "cuda" : "cpu");
   // SIGINT/SIGTERM: stop between steps and write what ran, marked interrupted.
+  // The overrides in force, recorded and said as for attention sweeps (core/tool_block.h).
+  const nlohmann::json overrides = active_overrides();
+  if (const std::string note = overrides_note({{"overrides", overrides}}); !note.empty()) {
+    fmt::print(stderr, "{}\n", note);
+  }
   install_interrupt_handlers();
   bool interrupted = false;
-  fmt::print("{:<8} {:<52} {:>11} {:>11} {:>9} {:>9} {:>9} {:>10}\n", "status", "case", "peak",
-             "predicted", "fwd ms", "bwd ms", "opt ms", "tokens/s");
+  if (printer.header) printer.header();
   for (const ModelCase& c : steps) {
     if (interrupt_requested()) {
       interrupted = true;
       break;
     }
     const model::ModelResult r = model::run_model_case(c, budget, cuda ? a.device : -1);
-    fmt::print("{:<8} {:<52} {:>11} {:>11} {:>9.2f} {:>9.2f} {:>9.2f} {:>10.0f}\n", r.status,
-               c.id(), human_bytes(static_cast<double>(r.peak_bytes)),
-               human_bytes(static_cast<double>(r.plan.peak_bytes)), r.forward_ms, r.backward_ms,
-               r.optimizer_ms, r.tokens_per_s);
-    if (!r.reason.empty()) fmt::print("         {}\n", r.reason);
+    if (printer.step) printer.step(c, r);
     cases.push_back(model::to_json(r));
   }
   nlohmann::json results = {
       {"kind", "fa2bench-model-results"},
       {"schema_version", 1},
+      {"tool", tool_block(overrides)},
       {"config", config.path},
       {"config_name", config.name},
       {"config_sha256", config.sha256},
@@ -109,7 +119,8 @@ int run_model_sweep(const SweepArgs& a, const Config& config, std::int64_t budge
   } catch (const ResultsFileError& e) {
     fmt::print(stderr, "fa2bench: the sweep's own results are unusable: {}\n", e.what());
     remove_interrupt_handlers();
-    return kExitRuntime;
+    exit_code = kExitRuntime;
+    return std::nullopt;
   }
   nlohmann::json checks = nlohmann::json::array();
   for (const Verdict& v : verdicts) checks.push_back(to_json(v));
@@ -123,17 +134,16 @@ int run_model_sweep(const SweepArgs& a, const Config& config, std::int64_t budge
     write_junit(shell, a.junit);
   }
   remove_interrupt_handlers();
-  if (!verdicts.empty()) print_verdict_table(verdicts);
-  fmt::print("wrote {}\n", path);
-  if (interrupted) {
-    fmt::print(stderr,
-               "fa2bench: interrupted after {} of {} step(s); results.json says \"interrupted\": "
-               "true. Transformer sweeps cannot resume: run the sweep again\n",
-               cases.size(), steps.size());
-    return kExitInterrupted;
-  }
-  print_gate_problems(problems);
-  return verdict_exit_code(verdicts);
+  exit_code = interrupted ? kExitInterrupted : verdict_exit_code(verdicts);
+  ModelSweepOutcome outcome;
+  outcome.results_path = path;
+  outcome.verdicts = std::move(verdicts);
+  outcome.problems = std::move(problems);
+  outcome.interrupted = interrupted;
+  outcome.steps_run = cases.size();
+  outcome.steps_total = steps.size();
+  outcome.out_lock = std::move(lock);
+  return outcome;
 }
 
-}  // namespace fa2b
+}  // namespace fa2b::app

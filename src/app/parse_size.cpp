@@ -6,13 +6,13 @@
 // leading 0 as octal ("010GB" = 8 GB) and takes a bare unit ("GiB") as one of it; here the
 // number is std::stod's (fractions and exponents allowed) and required. The result must be
 // finite, at most 9e18 bytes (int64) and at least one byte once rounded to whole bytes.
+#include "app/parse_size.h"
+
 #include <CLI/CLI.hpp>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <string>
-
-#include "cli/commands.h"
 
 namespace fa2b {
 namespace {

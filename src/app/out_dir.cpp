@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cli/out_dir.h"
+#include "app/out_dir.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>

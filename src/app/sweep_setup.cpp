@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cli/sweep_setup.h"
+#include "app/sweep_setup.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <set>
 
-#include "cli/out_dir.h"
+#include "app/out_dir.h"
 #include "runner/worker_pool.h"
 #include "runtime/device_info.h"
 

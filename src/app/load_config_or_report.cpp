@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cli/load_config_or_report.h"
+#include "app/load_config_or_report.h"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cli/signals.h"
+#include "app/signals.h"
 
 #include <unistd.h>
 
