@@ -36,7 +36,7 @@ OUT=${SANITIZE_OUT:-$BUILD/sanitize}
 TOOLS=${SANITIZE_TOOLS:-memcheck racecheck synccheck}
 CLASSES=${SANITIZE_CLASSES:-small large}
 JOBS=${SANITIZE_JOBS:-4}
-KERNELS='*Fa2Kernel*:*Fa2Decode*:*Fa2PagedSweep*:*Fa2Bwd*:*Fa3Kernel*:*Fa3Bwd*:*NaiveKernel*:*NaiveSweep*'
+KERNELS='*Fa2Kernel*:*Fa2Decode*:*Fa2PagedSweep*:*Fa2Bwd*:*Fa3Kernel*:*Fa3Bwd*:*NaiveKernel*:*NaiveSweep*:DeviceReference.*'
 LARGE='*GridBeyond65535Blocks*:*LongSequencePastTileMultiples*:*Fa2Bwd.LongSequence*:*Fa3Bwd.LongSequence*'
 CS=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)}
 
@@ -60,7 +60,7 @@ run_shard() {
   local max_t=
   [ "$tool" = racecheck ] && max_t=${SANITIZE_MAX_T:-1000}
   [ "$tool" = memcheck ] && max_t=${SANITIZE_MEMCHECK_MAX_T:-}
-  FA2BENCH_TEST_MAX_T=$max_t FA2BENCH_FA2_GRID_CLASS=$cls "$CS" --tool "$tool" --error-exitcode 86 --print-limit 50 \
+  FA2BENCH_UNDER_SANITIZER=$tool FA2BENCH_TEST_MAX_T=$max_t FA2BENCH_FA2_GRID_CLASS=$cls "$CS" --tool "$tool" --error-exitcode 86 --print-limit 50 \
     "${extra[@]}" "$TESTS" --gtest_filter="$tests" --gtest_brief=1 >"$log" 2>&1
   echo $? >"$log.rc"
 }

@@ -521,10 +521,20 @@ def main():
                 r = {"status": "unsupported",
                      "reason": "paged KV cache: torch SDPA takes no page table (this script runs "
                                "contiguous K and V only)"}
-            elif "lengths" in p:
-                r = run_varlen_case(torch, F, sdpa_kernel, SDPBackend, b, p, m, flush)
             else:
-                r = run_case(torch, F, sdpa_kernel, SDPBackend, b, p, m, flush, args.with_lse)
+                try:
+                    if "lengths" in p:
+                        r = run_varlen_case(torch, F, sdpa_kernel, SDPBackend, b, p, m, flush)
+                    else:
+                        r = run_case(torch, F, sdpa_kernel, SDPBackend, b, p, m, flush,
+                                     args.with_lse)
+                except torch.OutOfMemoryError as e:
+                    # A shape that does not fit this GPU is a result (oom), as it is for
+                    # fa2bench's own backends, not the end of the run.
+                    r = {"status": "oom",
+                         "reason": "out of memory: " + str(e).split(". ")[0]}
+                finally:
+                    torch.cuda.empty_cache()
             case = case_record(c, b, r, args.with_lse)
             if r["status"] == "ok":
                 med = r["time_ms"]["median"]

@@ -5,6 +5,8 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 namespace fa2b {
 
 inline bool gpu_available() {
@@ -13,6 +15,11 @@ inline bool gpu_available() {
   if (!ok) (void)cudaGetLastError();
   return ok;
 }
+
+// Under compute-sanitizer (scripts/sanitize.sh sets FA2BENCH_UNDER_SANITIZER) every kernel runs
+// many times slower and launches serialise: tests check correctness there, not which of two
+// timings is shorter.
+inline bool under_sanitizer() { return std::getenv("FA2BENCH_UNDER_SANITIZER") != nullptr; }
 
 }  // namespace fa2b
 

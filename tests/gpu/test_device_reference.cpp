@@ -381,8 +381,9 @@ TEST(DeviceReference, VerifyModesInTheRunner) {
                 0.5 * host.accuracy.of(g).max_abs_err)
         << to_string(g);
   }
-  // The verification phase is far shorter on the device.
-  EXPECT_LT(dev.wall_ms.verify, host.wall_ms.verify);
+  // The verification phase is far shorter on the device (not under a sanitizer, which slows
+  // the device kernels, not the host's).
+  if (!under_sanitizer()) EXPECT_LT(dev.wall_ms.verify, host.wall_ms.verify);
 }
 
 }  // namespace

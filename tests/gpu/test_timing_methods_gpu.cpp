@@ -66,10 +66,14 @@ TEST(TimingMethodsGpu, GraphAmortizesAShortDecode) {
   ASSERT_EQ(events.status, Status::ok) << events.reason;
   ASSERT_EQ(graph.status, Status::ok) << graph.reason;
   ASSERT_EQ(cold.status, Status::ok) << cold.reason;
-  EXPECT_GT(graph.time.graph_launches, 1);
-  EXPECT_LT(graph.time.median, events.time.median)
-      << "graph " << graph.time.median << " ms/launch (" << graph.time.graph_launches
-      << " launches a replay) vs events " << events.time.median << " ms";
+  // Under a sanitizer a launch takes milliseconds: one fills the ~1 ms replay, and launch gaps
+  // are no longer what the two methods differ by.
+  if (!under_sanitizer()) {
+    EXPECT_GT(graph.time.graph_launches, 1);
+    EXPECT_LT(graph.time.median, events.time.median)
+        << "graph " << graph.time.median << " ms/launch (" << graph.time.graph_launches
+        << " launches a replay) vs events " << events.time.median << " ms";
+  }
   // K and V of 8 kv heads x 4096 x 128 bf16: 16 MiB a set; twice a 50 MiB L2 takes 8 sets.
   EXPECT_GE(cold.time.cold_copies, 3);
   EXPECT_LT(cold.accuracy.rel_l2_err, 1e-2);
