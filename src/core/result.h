@@ -31,6 +31,11 @@ struct TimeStats {
   // recorded, and then dropped_throttled_absent says why (when drop_throttled asked for it).
   int dropped_throttled = -1;
   std::string dropped_throttled_absent;
+  // measure.drop_throttled: samples taken again, after the GPU cooled down (idled until no
+  // throttle reason was left, at most kCooldownLimitSeconds: cooldown_s), to replace throttled
+  // ones; -1 when no sample was throttled (nothing to re-take) or drop_throttled is off.
+  int retaken_throttled = -1;
+  double cooldown_s = kNaN;
   // measure.timing "graph": the launches one graph replay holds (a sample is the replay's time
   // over it); 0 for the other methods.
   int graph_launches = 0;

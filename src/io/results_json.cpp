@@ -99,6 +99,10 @@ J case_json(const CaseResult& r) {
   if (t.dropped_throttled >= 0) j["time_ms"]["dropped_throttled"] = t.dropped_throttled;
   if (!t.dropped_throttled_absent.empty())
     j["time_ms"]["dropped_throttled_absent"] = t.dropped_throttled_absent;
+  if (t.retaken_throttled >= 0) {
+    j["time_ms"]["retaken_throttled"] = t.retaken_throttled;
+    j["time_ms"]["cooldown_s"] = number_json<J>(t.cooldown_s);
+  }
   if (t.graph_launches > 0) j["time_ms"]["graph_launches"] = t.graph_launches;
   if (t.cold_copies > 0) {
     j["time_ms"]["cold_copies"] = t.cold_copies;

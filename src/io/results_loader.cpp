@@ -339,6 +339,8 @@ CaseResult read_case(const Reader& rd, const json& j, const std::string& at) {
     }
     rd.opt_count(*t, tp, "dropped_throttled", ts.dropped_throttled, -1);  // -1: not recorded
     rd.opt_string(*t, tp, "dropped_throttled_absent", ts.dropped_throttled_absent);
+    rd.opt_count(*t, tp, "retaken_throttled", ts.retaken_throttled, -1);  // -1: not recorded
+    rd.opt_double(*t, tp, "cooldown_s", ts.cooldown_s, Reader::Range::finite_nonnegative);
     rd.opt_count(*t, tp, "graph_launches", ts.graph_launches);
     rd.opt_count(*t, tp, "cold_copies", ts.cold_copies);
     rd.opt_count(*t, tp, "cold_copy_bytes", ts.cold_copy_bytes);

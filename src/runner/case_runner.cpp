@@ -295,6 +295,33 @@ void sample_timings(const Case& c, const std::function<void()>& launch, const Co
     }
   }
   platform.check_after_run("timed samples");
+  // measure.drop_throttled: the throttled samples are taken again after a cool-down (the GPU
+  // idles until no throttle reason is left), one replacement per throttled sample within another
+  // max_time_s; a replacement taken under a throttle reason is left out like the first. Where
+  // the case itself drives the card to its cap, the replacements throttle again and the
+  // selection keeps them all (select_samples): the cap is then the state the case runs in.
+  int retaken = -1;
+  double cooldown_s = kNaN;
+  if (m.drop_throttled && probe && !m.profile_once && state_after.size() == samples.size()) {
+    const auto throttled =
+        static_cast<int>(std::count_if(state_after.begin(), state_after.end(), is_throttled));
+    if (throttled > 0) {
+      const SettleOutcome cool = settle_gpu(
+          *probe, std::max(m.settle_s, kCooldownLimitSeconds),
+          [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); });
+      cooldown_s = cool.waited_s;
+      retaken = 0;
+      const auto again = std::chrono::steady_clock::now();
+      while (retaken < throttled &&
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - again).count() <
+                 m.max_time_s) {
+        samples.push_back(sample());
+        state_after.push_back(probe->read_sample());
+        ++retaken;
+      }
+      platform.check_after_run("re-taken samples");
+    }
+  }
   if (probe && !state_after.empty()) {
     // The per-sample readings are light (GpuStateProbe::read_sample): the end of the loop, whose
     // memory clock, temperature and energy the results report, is read in full once.
@@ -321,6 +348,8 @@ void sample_timings(const Case& c, const std::function<void()>& launch, const Co
     if (i < kMaxKeptSamples) r.time.throttled_at.push_back(i);
   }
   if (m.drop_throttled) {
+    r.time.retaken_throttled = retaken;
+    r.time.cooldown_s = cooldown_s;
     if (sel.known) {
       r.time.dropped_throttled = sel.dropped;
     } else {

@@ -19,6 +19,9 @@ namespace fa2b {
 
 // Seconds between two readings while settling.
 inline constexpr double kSettlePollSeconds = 0.02;
+// measure.drop_throttled's cool-down before re-taking throttled samples: at most this long
+// (or measure.settle_s, when longer), so that a card held at its cap cannot stall a sweep.
+inline constexpr double kCooldownLimitSeconds = 10.0;
 
 struct SettleOutcome {
   double waited_s = 0.0;  // seconds slept before the GPU cleared or the limit came

@@ -12,6 +12,7 @@
 #include "probe_platform.h"
 #include "runner/case_runner.h"
 #include "runner/platform.h"
+#include "runner/settle.h"
 #include "runner/sweep_runner.h"
 
 namespace fa2b {
@@ -83,13 +84,59 @@ TEST(ThrottledSamples, RunnerDropsThrottledSamplesAndRecordsTheCount) {
   auto backend = make_backend("cpu-flash");
   const CaseResult r = run_case(small_case(true, kMaxKeptSamples), *backend, platform);
   ASSERT_EQ(r.status, Status::ok) << r.reason;
-  EXPECT_EQ(r.time.n, 3);  // samples 1, 3, 5 were taken under the power cap
-  EXPECT_EQ(r.time.dropped_throttled, 3);
-  EXPECT_EQ(r.time.samples.size(), 3u);
+  // Samples 1, 3, 5 were taken under the power cap: three re-taken after the cool-down (the
+  // first reading after the loop is clear: no wait), of which the 2nd is clear (readings
+  // alternate), so 0, 2, 4 and that one are used and five left out.
+  EXPECT_EQ(r.time.retaken_throttled, 3);
+  EXPECT_EQ(r.time.cooldown_s, 0.0);
+  EXPECT_EQ(r.time.n, 4);
+  EXPECT_EQ(r.time.dropped_throttled, 5);
+  EXPECT_EQ(r.time.samples.size(), 4u);
   EXPECT_TRUE(r.time.throttled_at.empty());
   const nlohmann::json j = to_json(r);
-  EXPECT_EQ(j["time_ms"]["dropped_throttled"], 3);
+  EXPECT_EQ(j["time_ms"]["dropped_throttled"], 5);
+  EXPECT_EQ(j["time_ms"]["retaken_throttled"], 3);
   EXPECT_EQ(j["measure"]["drop_throttled"], true);
+}
+
+// A card at its cap through the samples (1, 3, 5) and for two readings after them, clear from
+// then on: the runner idles until the cap clears (two polls of kSettlePollSeconds) and takes
+// three replacements, so the statistics hold six samples again, none throttled.
+class CoolingPlatform final : public ProbePlatform {
+ public:
+  CoolingPlatform() : ProbePlatform(true, reading) {}
+
+ private:
+  static GpuReading reading(int n) {
+    const bool capped = (n >= 1 && n <= 6 && (n - 1) % 2 == 1) || n == 7 || n == 8;
+    return with_reasons(capped ? 0x4 : 0x0);
+  }
+};
+
+TEST(ThrottledSamples, RunnerRetakesThrottledSamplesAfterTheCardCools) {
+  CoolingPlatform platform;
+  auto backend = make_backend("cpu-flash");
+  const CaseResult r = run_case(small_case(true, kMaxKeptSamples), *backend, platform);
+  ASSERT_EQ(r.status, Status::ok) << r.reason;
+  EXPECT_EQ(r.time.retaken_throttled, 3);
+  EXPECT_NEAR(r.time.cooldown_s, 2 * kSettlePollSeconds, 1e-9);
+  EXPECT_EQ(r.time.n, 6);
+  EXPECT_EQ(r.time.dropped_throttled, 3);
+  EXPECT_TRUE(r.time.throttled_at.empty());
+  const nlohmann::json j = to_json(r);
+  EXPECT_EQ(j["time_ms"]["retaken_throttled"], 3);
+  EXPECT_NEAR(j["time_ms"]["cooldown_s"].get<double>(), 2 * kSettlePollSeconds, 1e-9);
+}
+
+// Without drop_throttled nothing is re-taken (the fields stay unrecorded).
+TEST(ThrottledSamples, NoRetakeWithoutDrop) {
+  CoolingPlatform platform;
+  auto backend = make_backend("cpu-flash");
+  const CaseResult r = run_case(small_case(false, 0), *backend, platform);
+  ASSERT_EQ(r.status, Status::ok) << r.reason;
+  EXPECT_EQ(r.time.n, 6);
+  EXPECT_EQ(r.time.retaken_throttled, -1);
+  EXPECT_FALSE(to_json(r)["time_ms"].contains("retaken_throttled"));
 }
 
 TEST(ThrottledSamples, RunnerFlagsWithoutDropping) {
