@@ -51,6 +51,19 @@ std::pair<double, double> interval(const TimeStats& t) {
   return {lo, hi};
 }
 
+// "BASE 12 of 40 samples under a throttle reason" for the sides whose statistics kept throttled
+// samples (time_ms.throttled_at); empty when neither did.
+std::string throttled_text(const TimeStats& base, const TimeStats& next) {
+  std::vector<std::string> sides;
+  for (const auto& [name, t] : {std::pair<const char*, const TimeStats*>{"BASE", &base},
+                                std::pair<const char*, const TimeStats*>{"NEW", &next}}) {
+    if (t->throttled_at.empty()) continue;
+    sides.push_back(fmt::format("{} {} of {}", name, t->throttled_at.size(), t->n));
+  }
+  if (sides.empty()) return "";
+  return fmt::format("{} samples under a throttle reason", fmt::join(sides, ", "));
+}
+
 RunInfo run_info(const ResultSet& rs, const std::string& file) {
   RunInfo info;
   info.file = file;
@@ -165,6 +178,7 @@ CaseComparison compare_case(const CaseResult& b, const CaseResult& n, const Back
   cc.intervals_overlap = v.intervals_overlap;
   cc.rule = v.rule;
   cc.p_value = v.p_value;
+  cc.throttled = v.throttled;
   if (b.status == Status::ok && n.status == Status::ok) {
     cc.time_ratio = ratio(n.time.median, b.time.median);
     cc.tflops_ratio = ratio(n.tflops, b.tflops);
@@ -181,6 +195,7 @@ CaseComparison compare_case(const CaseResult& b, const CaseResult& n, const Back
 void count_case(const CaseComparison& cc, VerdictCounts& counts) {
   count_verdict(cc.kind, cc.base.status, cc.next.status, cc.regression, counts);
   if (cc.kind == ChangeKind::ambiguous && cc.regression) ++counts.unusable;
+  if (cc.throttled) ++counts.throttled;
 }
 
 // Geometric means of the ratios of `cases` that have one (both runs ok).
@@ -475,6 +490,19 @@ ChangeVerdict judge_change(const CaseResult& base, const CaseResult& next, doubl
     v.regression = v.kind == ChangeKind::slower;
   }
   v.text = std::string(to_string(v.kind));
+  // Samples taken under a throttle reason (a power cap, a thermal slowdown) that the statistics
+  // kept measure the GPU's state as much as the code: a change they show is not the change's
+  // own, so it is neither faster nor slower, and no regression. (Samples that
+  // measure.drop_throttled left out do not count: they are not in the statistics.)
+  if (v.kind == ChangeKind::faster || v.kind == ChangeKind::slower) {
+    const std::string why = throttled_text(base.time, next.time);
+    if (!why.empty()) {
+      v.kind = ChangeKind::ambiguous;
+      v.regression = false;
+      v.throttled = true;
+      v.text = "ambiguous (throttled: " + why + ")";
+    }
+  }
   return v;
 }
 

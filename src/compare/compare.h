@@ -60,7 +60,8 @@ enum class ChangeKind {
   faster,     // beyond the threshold and significant (rule utest: p < alpha; rule threshold:
               // p10-p90 intervals disjoint), NEW faster
   slower,     // the same, NEW slower
-  ambiguous,  // beyond the threshold, but not significant (p >= alpha, or intervals overlap)
+  ambiguous,  // beyond the threshold, but not significant (p >= alpha, or intervals overlap),
+              // or significant while a side's statistics kept throttled samples
   status,     // at least one run is not `ok`: the verdict names the status change
 };
 std::string_view to_string(ChangeKind);
@@ -78,7 +79,10 @@ struct CaseComparison {
   double rel_change = kNaN;  // NEW median / BASE median - 1
   bool intervals_overlap = false;
   VerdictRule rule = VerdictRule::threshold;
-  double p_value = kNaN;       // the U test's two-sided p-value; NaN where it did not apply
+  double p_value = kNaN;  // the U test's two-sided p-value; NaN where it did not apply
+  // A significant change made `ambiguous` because a side's statistics kept samples taken under
+  // a throttle reason (time_ms.throttled_at non-empty): never faster, slower or a regression.
+  bool throttled = false;
   double time_ratio = kNaN;    // NEW / BASE median time
   double tflops_ratio = kNaN;  // NEW / BASE TFLOP/s (of pct_of_peak_flops with --normalize)
   double peak_ratio = kNaN;    // NEW / BASE peak bytes
@@ -103,6 +107,8 @@ struct VerdictCounts {
   // crashes, which fails the gates' rule; shown apart so the counts do not hide it.
   int failing_both = 0;
   int unusable = 0;  // ok in both, but NEW's median is missing, non-finite or <= 0
+  // Of ambiguous, those that were significant but had a throttled side (CaseComparison).
+  int throttled = 0;
 };
 
 // The run a side of the comparison came from.
@@ -176,6 +182,7 @@ struct ChangeVerdict {
   bool intervals_overlap = false;
   VerdictRule rule = VerdictRule::threshold;
   double p_value = kNaN;
+  bool throttled = false;  // faster/slower made ambiguous: a side kept throttled samples
 };
 ChangeVerdict judge_change(const CaseResult& base, const CaseResult& next, double threshold,
                            double alpha = 0.05);

@@ -103,11 +103,15 @@ std::string counts_line(const Comparison& c) {
       c.counts.failing_both == 0
           ? std::string()
           : fmt::format(" ({} of them error/timeout in both)", c.counts.failing_both);
+  const std::string throttled = c.counts.throttled == 0
+                                    ? std::string()
+                                    : fmt::format(" ({} of them throttled)", c.counts.throttled);
   return fmt::format(
-      "{} same, {} faster, {} slower, {} ambiguous, {} status changes, {} not ok in both{}; "
+      "{} same, {} faster, {} slower, {} ambiguous{}, {} status changes, {} not ok in both{}; "
       "{} regressions; {} only in BASE, {} only in NEW",
-      c.counts.same, c.counts.faster, c.counts.slower, c.counts.ambiguous, c.counts.status,
-      c.counts.not_ok_both, failing, c.counts.regressions, c.only_base.size(), c.only_new.size());
+      c.counts.same, c.counts.faster, c.counts.slower, c.counts.ambiguous, throttled,
+      c.counts.status, c.counts.not_ok_both, failing, c.counts.regressions, c.only_base.size(),
+      c.only_new.size());
 }
 
 ordered_json num_json(double v) {
@@ -501,6 +505,7 @@ nlohmann::ordered_json compare_json(const Comparison& c) {
     e["intervals_overlap"] = cc.intervals_overlap;
     e["rule"] = std::string(to_string(cc.rule));
     e["p_value"] = num_json(cc.p_value);
+    e["throttled"] = cc.throttled;
     e["time_ratio"] = num_json(cc.time_ratio);
     e["tflops_ratio"] = num_json(cc.tflops_ratio);
     e["peak_ratio"] = num_json(cc.peak_ratio);
@@ -523,6 +528,7 @@ nlohmann::ordered_json compare_json(const Comparison& c) {
                  {"failing_both", c.counts.failing_both},
                  {"regressions", c.counts.regressions},
                  {"unusable", c.counts.unusable},
+                 {"throttled", c.counts.throttled},
                  {"only_base", c.only_base.size()},
                  {"only_new", c.only_new.size()}};
   return j;

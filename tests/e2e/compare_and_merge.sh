@@ -18,6 +18,29 @@ expect_output "6 same, 0 faster, 0 slower, 0 ambiguous, 0 status changes, 0 not 
 # A wide threshold turns the regression into noise.
 expect_exit 0 "$BIN" compare "$D/base.json" "$D/slower.json" --fail-on-regression --threshold 0.25
 
+# Issue 44: a NEW run whose statistics kept samples taken under a throttle reason shows no
+# change of its own: the slowdown is ambiguous (throttled), not a regression. Samples that
+# measure.drop_throttled left out (dropped_throttled only) leave the verdict as it was.
+python3 - "$D/slower.json" "$TMP" <<'PY' || fail "crafting throttled results"
+import json, sys
+for name, field, value in [("throttled", "throttled_at", [0, 2, 5]),
+                           ("dropped", "dropped_throttled", 4)]:
+    j = json.load(open(sys.argv[1]))
+    for c in j["cases"]:
+        if c["status"] == "ok":
+            c["time_ms"][field] = value
+    json.dump(j, open(f"{sys.argv[2]}/slower_{name}.json", "w"))
+PY
+expect_exit 0 "$BIN" compare "$D/base.json" "$TMP/slower_throttled.json" --fail-on-regression \
+  --junit "$TMP/junit_thr.xml" --format md
+expect_output "ambiguous (throttled: NEW 3 of"
+expect_output "5 same, 0 faster, 0 slower, 1 ambiguous (1 of them throttled)"
+expect_output "0 regressions"
+grep -qF "ambiguous (throttled: NEW 3 of" "$TMP/junit_thr.xml" || fail "JUnit lacks the throttle"
+grep -qF 'failures="0"' "$TMP/junit_thr.xml" || fail "JUnit fails a throttled case"
+expect_exit 1 "$BIN" compare "$D/base.json" "$TMP/slower_dropped.json" --fail-on-regression
+expect_output "5 same, 0 faster, 1 slower, 0 ambiguous"
+
 # Every verdict at once, cases missing on either side, all output files.
 expect_exit 1 "$BIN" compare "$D/base.json" "$D/mixed.json" --fail-on-regression \
   --junit "$TMP/junit.xml" --summary-md "$TMP/summary.md" --format md --out "$TMP/cmp.md"

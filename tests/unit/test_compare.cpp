@@ -227,6 +227,109 @@ TEST(CompareNormalize, UnknownDeviceIsRefusedByName) {
   }
 }
 
+// Issue 44: a side whose statistics kept samples taken under a throttle reason (a power cap)
+// cannot show a change of its own: no faster/slower, no regression.
+CaseResult throttled(CaseResult r, std::vector<int> at, int n = 40) {
+  r.time.n = n;
+  r.time.throttled_at = std::move(at);
+  return r;
+}
+
+TEST(CompareThrottle, ThrottledNewSideMakesASlowdownAmbiguousNotARegression) {
+  const CaseResult base = timed("fa2", 64, 1.0);
+  const CaseResult next =
+      throttled(timed("fa2", 64, 1.5), {0, 3, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16});
+  const ChangeVerdict v = judge_change(base, next, 0.05);
+  EXPECT_EQ(v.kind, ChangeKind::ambiguous);
+  EXPECT_FALSE(v.regression);
+  EXPECT_TRUE(v.throttled);
+  EXPECT_FALSE(v.intervals_overlap);  // significant by the spread: only the throttle decides
+  EXPECT_EQ(v.text, "ambiguous (throttled: NEW 12 of 40 samples under a throttle reason)");
+
+  const Comparison c = compare_results(run_of({base}), "b.json", run_of({next}), "n.json", {});
+  ASSERT_EQ(c.cases.size(), 1u);
+  EXPECT_EQ(c.counts.ambiguous, 1);
+  EXPECT_EQ(c.counts.throttled, 1);
+  EXPECT_EQ(c.counts.slower, 0);
+  EXPECT_EQ(c.counts.regressions, 0);
+  EXPECT_EQ(c.counts.unusable, 0);
+  EXPECT_FALSE(c.has_regression());  // --fail-on-regression passes
+  const std::string md = compare_md_text(c);
+  EXPECT_NE(md.find("| ambiguous (throttled: NEW 12 of 40 samples under a throttle reason) |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("1 ambiguous (1 of them throttled)"), std::string::npos) << md;
+  const std::string junit = compare_junit_text(c);
+  EXPECT_NE(junit.find("failures=\"0\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("ambiguous (throttled: NEW 12 of 40"), std::string::npos) << junit;
+  const auto j = compare_json(c);
+  EXPECT_EQ(j["cases"][0]["kind"], "ambiguous");
+  EXPECT_EQ(j["cases"][0]["throttled"], true);
+  EXPECT_EQ(j["cases"][0]["regression"], false);
+  EXPECT_EQ(j["counts"]["throttled"], 1);
+}
+
+TEST(CompareThrottle, ThrottledBaseOrBothSidesNamed) {
+  const ChangeVerdict faster =
+      judge_change(throttled(timed("fa2", 64, 1.0), {1, 2}), timed("fa2", 64, 0.5), 0.05);
+  EXPECT_EQ(faster.kind, ChangeKind::ambiguous);
+  EXPECT_EQ(faster.text, "ambiguous (throttled: BASE 2 of 40 samples under a throttle reason)");
+  const ChangeVerdict both = judge_change(throttled(timed("fa2", 64, 1.0), {1, 2}),
+                                          throttled(timed("fa2", 64, 2.0), {0}, 20), 0.05);
+  EXPECT_EQ(both.text,
+            "ambiguous (throttled: BASE 2 of 40, NEW 1 of 20 samples under a throttle reason)");
+  EXPECT_FALSE(both.regression);
+  // Within the threshold or already ambiguous: the verdict stays what the numbers say.
+  const ChangeVerdict same =
+      judge_change(timed("fa2", 64, 1.0), throttled(timed("fa2", 64, 1.01), {0}), 0.05);
+  EXPECT_EQ(same.kind, ChangeKind::same);
+  EXPECT_FALSE(same.throttled);
+}
+
+TEST(CompareThrottle, SameSlowdownWithoutThrottleIsARegression) {
+  const CaseResult base = timed("fa2", 64, 1.0);
+  const CaseResult next = throttled(timed("fa2", 64, 1.5), {});
+  const ChangeVerdict v = judge_change(base, next, 0.05);
+  EXPECT_EQ(v.kind, ChangeKind::slower);
+  EXPECT_TRUE(v.regression);
+  EXPECT_FALSE(v.throttled);
+  const Comparison c = compare_results(run_of({base}), "b.json", run_of({next}), "n.json", {});
+  EXPECT_EQ(c.counts.slower, 1);
+  EXPECT_EQ(c.counts.throttled, 0);
+  EXPECT_TRUE(c.has_regression());
+}
+
+TEST(CompareThrottle, DroppedThrottledSamplesOnlyCompareNormally) {
+  // measure.drop_throttled left 12 throttled samples out: the statistics are clean.
+  CaseResult next = throttled(timed("fa2", 64, 1.5), {});
+  next.time.dropped_throttled = 12;
+  CaseResult base = timed("fa2", 64, 1.0);
+  base.time.dropped_throttled = 3;
+  const ChangeVerdict v = judge_change(base, next, 0.05);
+  EXPECT_EQ(v.kind, ChangeKind::slower);
+  EXPECT_EQ(v.text, "slower");
+  EXPECT_TRUE(v.regression);
+  const ChangeVerdict faster = judge_change(next, base, 0.05);
+  EXPECT_EQ(faster.kind, ChangeKind::faster);
+}
+
+TEST(CompareThrottle, UTestRuleAlsoDefersToTheThrottle) {
+  CaseResult base = timed("fa2", 64, 1.0, 0.3);
+  CaseResult next = timed("fa2", 64, 1.3, 0.3);
+  for (int i = 0; i < 20; ++i) {
+    base.time.samples.push_back(1.0 + 0.001 * i);
+    next.time.samples.push_back(1.3 + 0.001 * i);
+  }
+  base.time.n = next.time.n = 20;
+  EXPECT_EQ(judge_change(base, next, 0.05).kind, ChangeKind::slower);
+  next.time.throttled_at = {19};
+  const ChangeVerdict v = judge_change(base, next, 0.05);
+  EXPECT_EQ(v.rule, VerdictRule::utest);
+  EXPECT_LT(v.p_value, 0.05);
+  EXPECT_EQ(v.text, "ambiguous (throttled: NEW 1 of 20 samples under a throttle reason)");
+  EXPECT_FALSE(v.regression);
+}
+
 class CompareFiles : public ::testing::Test {
  protected:
   static Comparison files(const std::string& a, const std::string& b, CompareOptions o = {}) {
