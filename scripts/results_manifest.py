@@ -93,11 +93,12 @@ def peer_command(name, rel, data):
 
 def added_date(root, path):
     """The date its exact bytes were first committed: --find-object follows the content
-    through renames, which a path-based log loses when a folder is reorganised."""
+    through renames, which a path-based log loses when a folder is reorganised; -m looks into
+    merge commits too (results can land with one)."""
     try:
         blob = subprocess.run(["git", "-C", root, "hash-object", path], capture_output=True,
                               text=True, check=True).stdout.strip()
-        out = subprocess.run(["git", "-C", root, "log", "--format=%cs", "--find-object=" + blob],
+        out = subprocess.run(["git", "-C", root, "log", "-m", "--format=%cs", "--find-object=" + blob],
                              capture_output=True, text=True, check=True).stdout.split()
         return out[-1] if out else None
     except (OSError, subprocess.CalledProcessError):
