@@ -383,7 +383,9 @@ TEST(DeviceReference, VerifyModesInTheRunner) {
   }
   // The verification phase is far shorter on the device (not under a sanitizer, which slows
   // the device kernels, not the host's).
-  if (!under_sanitizer()) EXPECT_LT(dev.wall_ms.verify, host.wall_ms.verify);
+  if (!under_sanitizer()) {
+    EXPECT_LT(dev.wall_ms.verify, host.wall_ms.verify);
+  }
 }
 
 }  // namespace
