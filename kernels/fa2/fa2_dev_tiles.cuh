@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Candidate tiles for tuning; included only by the units under inst/dev/. Keep this table, the
-// variant list in inst/fa2_fwd_dev_variants.cu and gen_dev_units.py's list of (D, tile) in step.
+// Candidate tiles for tuning; included only by the units under inst/dev/. This table is the one
+// list: inst/dev/gen_dev_units.py writes a unit per (dtype, tile) of it, and its --check (a CI
+// test) fails when a unit is missing or stale or inst/fa2_fwd_dev_variants.cu names a tile not
+// here.
 #pragma once
 
 #include "common/attn_mask.h"
