@@ -13,6 +13,7 @@
 #include "app/signals.h"
 #include "app/sweep_resume.h"
 #include "app/sweep_setup.h"
+#include "backends/env_overrides.h"
 #include "checks/checks.h"
 #include "checks/result_gate.h"
 #include "core/backend_catalog.h"
@@ -223,6 +224,7 @@ SweepOutcome run_sweep(SweepArgs a, const ConfigRewrite& rewrite, const ModelSte
   manifest.dump_dir = absolute_or_empty(a.dump);
   manifest.dump_filter = a.dump_filter;
   manifest.profile_once = a.profile_once;
+  manifest.overrides = active_overrides();
   for (const Case& c : cases) manifest.case_ids.push_back(c.id());
   options.repro = [&manifest, &a](const CaseResult& r) {
     return repro_command(manifest, a.lock_clocks_mhz, r);

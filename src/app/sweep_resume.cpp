@@ -8,6 +8,7 @@
 
 #include "app/exit_codes.h"
 #include "app/parse_size.h"
+#include "backends/env_overrides.h"
 #include "checks/config_echo.h"
 #include "io/atomic_file.h"
 #include "io/json_input.h"
@@ -111,6 +112,16 @@ bool apply_resume(SweepArgs& a, std::optional<SweepManifest>& manifest) {
       ok && restore(
                 "--profile-once", a.profile_once, a.profile_once, m.profile_once,
                 [](bool x, bool y) { return x == y; }, "", m.profile_once ? "on" : "off", a.resume);
+  // The kernel knobs and harness overrides: the finished cases ran under the manifest's, so the
+  // rest must too (not recorded by older versions: nothing to compare).
+  if (ok && m.overrides && *m.overrides != active_overrides()) {
+    fmt::print(stderr,
+               "fa2bench: --resume {}: the environment overrides differ from that sweep's (now {}, "
+               "then {}); the remaining cases must be measured as the finished ones were. Set "
+               "them as they were, or start a new sweep with --overwrite\n",
+               a.resume, active_overrides().dump(), m.overrides->dump());
+    ok = false;
+  }
   if (ok && m.isolated) {  // not recorded by older versions: the command line decides
     const int recorded = *m.isolated ? 1 : 0;
     ok = restore(

@@ -48,6 +48,7 @@ json to_json(const SweepManifest& m) {
               {"dump", m.dump_dir},
               {"dump_filter", m.dump_filter}};
   if (m.profile_once) j["run"]["profile_once"] = true;  // absent: a measured sweep
+  if (m.overrides) j["run"]["overrides"] = *m.overrides;
   return j;
 }
 
@@ -85,6 +86,11 @@ SweepManifest read_manifest(const std::string& path) {
     m.dump_dir = get_or<std::string>(run, "dump", "");
     m.dump_filter = get_or<std::string>(run, "dump_filter", "");
     m.profile_once = get_or<bool>(run, "profile_once", false);
+    if (run.contains("overrides")) {
+      if (!run["overrides"].is_object())
+        throw ResultsFileError(path + ": run.overrides: expected an object");
+      m.overrides = run["overrides"];
+    }
   } catch (const JsonInputError& e) {
     throw ResultsFileError(e.what());
   } catch (const json::exception& e) {

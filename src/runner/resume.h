@@ -35,6 +35,9 @@ struct SweepManifest {
   std::string dump_dir;          // --dump, absolute (empty: none)
   std::string dump_filter;       // --dump-filter
   bool profile_once = false;     // --profile-once
+  // The environment overrides in force (tool.overrides, backends/env_overrides.h); nullopt in
+  // manifests written before they were recorded.
+  std::optional<nlohmann::json> overrides;
 };
 
 nlohmann::json to_json(const SweepManifest& m);

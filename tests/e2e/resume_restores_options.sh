@@ -12,9 +12,15 @@ python3 - "$D/sweep.json" "$TMP/dump" <<'PY' || fail "sweep.json run options"
 import json, sys
 run = json.load(open(sys.argv[1]))["run"]
 assert run == {"memory_budget": "1GiB", "case_timeout_s": 30.0, "isolated": True,
-               "dump": sys.argv[2], "dump_filter": "NONE^"}, run
+               "dump": sys.argv[2], "dump_filter": "NONE^", "overrides": {}}, run
 PY
 cp "$D/sweep.json" "$TMP/first_manifest.json"
+
+# The environment overrides are part of how the cases were measured: a resume under others is
+# refused, naming both.
+expect_exit 2 env FA2BENCH_FA2_SPLITS=2 "$BIN" sweep --config "$CFG" --target cpu --resume "$D"
+expect_output "the environment overrides differ from that sweep's"
+expect_output "FA2BENCH_FA2_SPLITS"
 
 # Each option given with another value is refused, naming it; nothing runs.
 for flags in "--memory-budget 2GiB" "--case-timeout 5" "--no-isolate" "--dump $TMP/other" \
