@@ -2,66 +2,21 @@
 // fa2bench merge A.json B.json ... -o ALL.json: combine shard results into one results file.
 #include <fmt/format.h>
 
-#include <filesystem>
+#include <memory>
 
-#include "app/load_config_or_report.h"
-#include "checks/checks.h"
+#include "app/exit_codes.h"
+#include "app/merge.h"
 #include "cli/commands.h"
 #include "cli/tables.h"
-#include "compare/merge.h"
-#include "io/atomic_file.h"
-#include "io/results_json.h"
-#include "report/report.h"
 
 namespace fa2b {
 namespace {
 
-struct MergeArgs {
-  std::vector<std::string> inputs;
-  std::string out;
-  bool strict = false;
-  bool allow_partial = false;
-  std::string csv;
-  std::string summary_md;
-  std::string junit;
-  std::string config;
-};
-
-int run_merge(const MergeArgs& a) {
-  std::vector<MergeInput> inputs;
-  try {
-    for (const std::string& file : a.inputs) inputs.push_back({file, load_results(file)});
-  } catch (const ResultsFileError& e) {
-    fmt::print(stderr, "fa2bench: {}\n", e.what());
-    return kExitUsage;
-  }
-  std::optional<Config> config;
-  if (!a.config.empty()) {
-    config = load_config_or_report(a.config, {});
-    if (!config) return kExitUsage;
-  }
-  MergeOutcome m;
-  try {
-    m = merge_results(inputs, {a.strict, a.allow_partial, config ? &*config : nullptr});
-  } catch (const MergeError& e) {
-    fmt::print(stderr, "fa2bench: {}\n", e.what());
-    return kExitUsage;
-  }
-  for (const std::string& w : m.warnings) fmt::print(stderr, "fa2bench: {}\n", w);
-  try {
-    for (const std::string* path : {&a.out, &a.csv, &a.summary_md, &a.junit}) {
-      const std::filesystem::path parent = std::filesystem::path(*path).parent_path();
-      if (!path->empty() && !parent.empty()) std::filesystem::create_directories(parent);
-    }
-    write_text_file_atomic(a.out, merged_results_json_text(m));
-    if (!a.csv.empty()) write_results_csv(m.merged, a.csv);
-    if (!a.summary_md.empty()) write_summary_md(m.merged, a.summary_md);
-    if (!a.junit.empty()) write_junit(m.merged, a.junit);
-  } catch (const std::runtime_error& e) {
-    fmt::print(stderr, "fa2bench: {}\n", e.what());
-    return kExitRuntime;
-  }
-  fmt::print("merged {} files: {} cases ({} duplicates dropped) -> {}\n", inputs.size(),
+int run_merge_command(const app::MergeArgs& a) {
+  const app::MergeRun run = app::run_merge(a);
+  if (run.status != kExitOk) return run.status;
+  const MergeOutcome& m = run.merged;
+  fmt::print("merged {} files: {} cases ({} duplicates dropped) -> {}\n", run.files,
              m.merged.cases.size(), m.duplicates.size(), a.out);
   if (m.checks_evaluated) print_verdict_table(m.merged.checks);
   constexpr std::size_t kShown = 20;
@@ -77,7 +32,7 @@ int run_merge(const MergeArgs& a) {
 }  // namespace
 
 void add_merge_command(CLI::App& app, int& exit_code) {
-  auto args = std::make_shared<MergeArgs>();
+  auto args = std::make_shared<app::MergeArgs>();
   CLI::App* cmd = app.add_subcommand(
       "merge",
       "Merge the results files of one config's shards (sweep --shard I/N) into one results\n"
@@ -103,7 +58,7 @@ void add_merge_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--csv", args->csv, "Also write the merged results as CSV here");
   cmd->add_option("--summary-md", args->summary_md, "Also write a Markdown summary here");
   cmd->add_option("--junit", args->junit, "Also write the check verdicts as JUnit XML here");
-  cmd->callback([args, &exit_code] { exit_code = run_merge(*args); });
+  cmd->callback([args, &exit_code] { exit_code = run_merge_command(*args); });
 }
 
 }  // namespace fa2b
