@@ -10,8 +10,8 @@
 
 #include <cstdint>
 
-#include "core/host_device.h"
 #include "common/numeric.h"
+#include "core/host_device.h"
 
 namespace fa2b {
 

@@ -114,12 +114,13 @@ bool apply_resume(SweepArgs& a, std::optional<SweepManifest>& manifest) {
                 [](bool x, bool y) { return x == y; }, "", m.profile_once ? "on" : "off", a.resume);
   // The kernel knobs and harness overrides: the finished cases ran under the manifest's, so the
   // rest must too (not recorded by older versions: nothing to compare).
-  if (ok && m.overrides && *m.overrides != active_overrides()) {
+  const nlohmann::json overrides_now = active_overrides();
+  if (ok && m.overrides && *m.overrides != overrides_now) {
     fmt::print(stderr,
                "fa2bench: --resume {}: the environment overrides differ from that sweep's (now {}, "
                "then {}); the remaining cases must be measured as the finished ones were. Set "
                "them as they were, or start a new sweep with --overwrite\n",
-               a.resume, active_overrides().dump(), m.overrides->dump());
+               a.resume, overrides_now.dump(), m.overrides->dump());
     ok = false;
   }
   if (ok && m.isolated) {  // not recorded by older versions: the command line decides

@@ -19,7 +19,9 @@ inline bool gpu_available() {
 // Under compute-sanitizer (scripts/sanitize.sh sets FA2BENCH_UNDER_SANITIZER) every kernel runs
 // many times slower and launches serialise: tests check correctness there, not which of two
 // timings is shorter.
-inline bool under_sanitizer() { return std::getenv("FA2BENCH_UNDER_SANITIZER") != nullptr; }
+inline bool under_sanitizer() {
+  return std::getenv("FA2BENCH_UNDER_SANITIZER") != nullptr;
+}
 
 }  // namespace fa2b
 
