@@ -3,8 +3,9 @@
 """Write results/MANIFEST.json from the committed results files, or check it (--check).
 
 A results folder is a folder under results/<gpu>/ that holds one results file: fa2bench's
-results.json (attention or transformer-step results) or a PyTorch peer written by
-scripts/torch_sdpa_baseline.py / scripts/torch_train_step.py. Every field of an entry comes from
+results.json (attention or transformer-step results) or a peer written by
+scripts/torch_sdpa_baseline.py / scripts/torch_train_step.py (PyTorch) or
+scripts/flash_attn_baseline.py (flash-attn-4). Every field of an entry comes from
 that file (and the sweep.json beside it), never from a hand-written table, so the manifest
 cannot claim a command or a GPU the results do not record:
 
@@ -17,6 +18,7 @@ cannot claim a command or a GPU the results do not record:
   commit   the tool's recorded git commit (null where the file records none: transformer
            results and the PyTorch peers, which record the torch version instead)
   torch    the PyTorch version of a peer
+  flash_attn  the flash-attn-4 version of its peer runs
   date     the date of the repository commit that first held the results file's bytes (results
            files carry no date of their own); left out of --check, which must work in shallow
            clones
@@ -30,7 +32,7 @@ import re
 import subprocess
 import sys
 
-RESULT_NAMES = ("results.json", "torch_sdpa.json", "torch_train_step.json")
+RESULT_NAMES = ("results.json", "torch_sdpa.json", "torch_train_step.json", "flash_attn.json")
 
 
 def gpu_key(device_name):
@@ -78,15 +80,18 @@ def fa2bench_command(folder, rel, data):
 
 
 def peer_command(name, rel, data):
-    """A PyTorch peer's command: the config, the backends that ran, the logsumexp switch."""
+    """A peer's command: the config, the backends that ran, the logsumexp switch (PyTorch)."""
     cfg = data.get("config", {})
     path = cfg.get("path") if isinstance(cfg, dict) else cfg
-    backends = sorted({c["backend"].removeprefix("torch-") for c in data.get("cases", [])})
-    script = ("scripts/torch_sdpa_baseline.py" if name == "torch_sdpa.json"
-              else "scripts/torch_train_step.py")
-    cmd = ["python3", script, "--config", path, "--backends", ",".join(backends)]
-    if data.get("tool", {}).get("torch_lse"):
-        cmd.append("--with-lse")
+    if name == "flash_attn.json":  # flash-attn-4: one backend, each case in its config's mode
+        cmd = ["python3", "scripts/flash_attn_baseline.py", "--config", path]
+    else:
+        backends = sorted({c["backend"].removeprefix("torch-") for c in data.get("cases", [])})
+        script = ("scripts/torch_sdpa_baseline.py" if name == "torch_sdpa.json"
+                  else "scripts/torch_train_step.py")
+        cmd = ["python3", script, "--config", path, "--backends", ",".join(backends)]
+        if data.get("tool", {}).get("torch_lse"):
+            cmd.append("--with-lse")
     cmd += ["--out", "{out}/" + rel + "/" + name]
     return " ".join(shell_quote(c) for c in cmd)
 
@@ -126,6 +131,8 @@ def entry(root, folder):
     }
     if tool.get("torch"):
         e["torch"] = tool["torch"]
+    if tool.get("flash_attn"):
+        e["flash_attn"] = tool["flash_attn"]
     e["date"] = added_date(root, os.path.join(folder, name))
     return e
 

@@ -44,40 +44,18 @@ counts them. dQ, dK, dV are checked against a float64 autograd reference on the 
 (batch, KV head), every query row of their group (dK and dV need all of them), and reported as
 max_abs_err_dq/dk/dv (and mean, rel) beside the forward's errors.
 """
-import argparse, hashlib, json, math, os, platform, re, socket, sys, time
+import argparse, os, sys, time
 
-from fa2bench_cases import expand_cases
-
-SPIN_CYCLES = 400_000  # ~0.2 ms at 2 GHz, longer than PyTorch's dispatch of one SDPA call
+from peer_harness import (MODES, case_record, die as harness_die, l2_flush_buffer, plan_shapes,
+                          report, time_samples, verify, verify_grads, verify_sequences,
+                          write_results)
 
 SDPA_NAMES = {"flash": "FLASH_ATTENTION", "cudnn": "CUDNN_ATTENTION",
               "efficient": "EFFICIENT_ATTENTION", "math": "MATH"}
 
-MODES = ("fwd", "bwd", "fwd_bwd")
-# FLOPs of each mode as a multiple of the forward's (flash-attention's convention, as fa2bench).
-MODE_FLOPS = {"fwd": 1.0, "bwd": 2.5, "fwd_bwd": 3.5}
-REF_CHUNK_ROWS = 1024  # query rows per float64 reference chunk (bounds its T_q x T_k buffers)
-
 
 def die(msg, code=2):
-    print(f"torch_sdpa_baseline: {msg}", file=sys.stderr)
-    sys.exit(code)
-
-
-def quantile(xs, q):
-    xs = sorted(xs)
-    pos = q * (len(xs) - 1)
-    lo = int(math.floor(pos)); hi = min(lo + 1, len(xs) - 1)
-    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
-
-
-def stats(samples):
-    n = len(samples)
-    mean = sum(samples) / n
-    var = sum((x - mean) ** 2 for x in samples) / (n - 1) if n > 1 else 0.0
-    return {"median": quantile(samples, 0.5), "mean": mean, "min": min(samples),
-            "max": max(samples), "p10": quantile(samples, 0.1), "p90": quantile(samples, 0.9),
-            "stdev": math.sqrt(var), "n": n}
+    harness_die("torch_sdpa_baseline", msg, code)
 
 
 def lse_note(backend, with_lse):
@@ -100,93 +78,6 @@ def lower_right_causal(torch, Tq, Tk):
     except ImportError:
         i = torch.arange(Tq, device="cuda")[:, None]; j = torch.arange(Tk, device="cuda")[None, :]
         return j <= i + (Tk - Tq)
-
-
-def min_traffic_bytes(p):
-    """fa2bench's minimal traffic of a case (src/core/shape_algebra.cpp min_traffic_bytes): Q, K,
-    V, O and the LSE once (K and V with the KV heads, so GQA and decode count the cache once); the
-    backward adds dO and the three gradients and re-reads the forward's tensors. A packed
-    variable-length batch holds its real tokens only, a padded one B * max(lengths)."""
-    e = {"fp16": 2, "bf16": 2, "fp32": 4}[p["dtype"]]
-    packed = "lengths" in p and p.get("packing") == "packed"
-    q_rows = sum(p["lengths"]) if packed else p["B"] * p["T_q"]
-    k_rows = sum(p["lengths"]) if packed else p["B"] * p["T_k"]
-    q_elems = q_rows * p["H"] * p["D"]
-    kv_elems = k_rows * p["H_kv"] * p["D"]
-    io = 2 * q_elems * e + 2 * kv_elems * e + q_rows * p["H"] * 4
-    grad_io = 2 * q_elems * e + 2 * kv_elems * e
-    mode = p.get("mode", "fwd")
-    return io if mode == "fwd" else io + grad_io if mode == "bwd" else 2 * io + grad_io
-
-
-def varlen_useful_flops(p):
-    """fa2bench's useful FLOPs of a variable-length batch: each sequence at its own length."""
-    f = sum(4.0 * p["H"] * p["D"] * n * n for n in p["lengths"])
-    return f / (2 if p["causal"] else 1)
-
-
-def varlen_block(p):
-    """The results' `varlen` block (src/io/results_json.cpp varlen_block)."""
-    tokens = sum(p["lengths"])
-    useful = varlen_useful_flops(p)
-    dense = 4.0 * p["B"] * p["H"] * p["T_q"] * p["T_k"] * p["D"] / (2 if p["causal"] else 1)
-    return {"total_tokens": tokens,
-            "padding_ratio": p["B"] * p["T_q"] / tokens if tokens else 1.0,
-            "useful_flops": useful,
-            "executed_flops": dense if p["packing"] == "padded" else useful}
-
-
-def time_samples(torch, step, m, flush):
-    """fa2bench's sampling loop (as run_case's): warm-up, then L2 flush, GPU spin and one event
-    pair per sample until the spread target, max_samples or max_time_s."""
-    for _ in range(int(m.get("warmup", 3))):
-        o = step(); del o
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    samples, t0 = [], time.time()
-    while len(samples) < int(m.get("max_samples", 100)):
-        if m.get("l2_flush", True):
-            flush.zero_()
-        # A short GPU spin keeps PyTorch's host-side dispatch (Python, the SDPA dispatcher,
-        # cuDNN graph-cache lookups: tens of microseconds) out of the timed region, as
-        # fa2bench's C++ launch is kept out by its L2 flush: the host queues start, kernel and
-        # stop while the GPU still spins, so they run back to back.
-        torch.cuda._sleep(SPIN_CYCLES)
-        start.record(); o = step(); stop.record(); del o; stop.synchronize()
-        samples.append(start.elapsed_time(stop))
-        if len(samples) >= int(m.get("min_samples", 10)):
-            s = stats(samples)
-            if (s["p90"] - s["p10"]) / s["median"] <= float(m.get("target_rel_spread", 0.02)):
-                break
-            if time.time() - t0 >= float(m.get("max_time_s", 5)):
-                break
-    return stats(samples)
-
-
-def verify_sequences(torch, seqs, outs, causal, max_rows):
-    """Rows of the first and last non-empty sequences against float64; seqs[i] = (q, k, v) of
-    sequence i as [heads, L, D], outs[i] its output [H, L, D]."""
-    picked = sorted({i for i in (0, len(seqs) - 1)})
-    max_abs, sum_abs, n, d2, r2 = 0.0, 0.0, 0, 0.0, 0.0
-    for i in picked:
-        q, k, v = seqs[i]
-        H, L, D = q.shape
-        group = H // k.shape[0]
-        idx = torch.linspace(0, L - 1, max(1, min(L, max_rows // len(picked))),
-                             device="cuda").round().long().unique()
-        for h in (0, H - 1):
-            qd = q[h, idx].double(); kd = k[h // group].double(); vd = v[h // group].double()
-            s = qd @ kd.T / math.sqrt(D)
-            if causal:
-                j = torch.arange(L, device="cuda")[None, :]
-                s = s.masked_fill(j > idx[:, None], float("-inf"))
-            ref = torch.softmax(s, dim=-1) @ vd
-            e = (outs[i][h, idx].double() - ref).abs()
-            max_abs = max(max_abs, e.max().item()); sum_abs += e.sum().item(); n += e.numel()
-            d2 += (e ** 2).sum().item(); r2 += (ref ** 2).sum().item()
-    nonfinite = int(sum((~torch.isfinite(o)).sum().item() for o in outs))
-    return {"checked": True, "max_abs_err": max_abs, "mean_abs_err": sum_abs / n,
-            "rel_l2_err": math.sqrt(d2 / r2) if r2 > 0 else math.sqrt(d2),
-            "nonfinite": nonfinite, "rows_checked": n // seqs[0][0].shape[-1]}
 
 
 def run_varlen_case(torch, F, sdpa_kernel, SDPBackend, backend, p, m, flush):
@@ -342,123 +233,6 @@ def run_case(torch, F, sdpa_kernel, SDPBackend, backend, p, m, flush, with_lse=F
     return result
 
 
-def error_stats(torch, got, ref):
-    """max/mean abs and relative L2 error of `got` against float64 `ref` (same shape)."""
-    got = got.double()
-    e = (got - ref).abs()
-    if not torch.isfinite(got).all():
-        return {"max_abs_err": float("inf"), "mean_abs_err": None, "rel_l2_err": float("inf")}
-    r2 = (ref ** 2).sum().item(); d2 = (e ** 2).sum().item()
-    return {"max_abs_err": e.max().item(), "mean_abs_err": e.mean().item(),
-            "rel_l2_err": math.sqrt(d2 / r2) if r2 > 0 else math.sqrt(d2)}
-
-
-def verify_grads(torch, q, k, v, d_o, g, causal):
-    """dQ, dK, dV of the first and last (batch, KV head) against a float64 autograd reference
-    over every query row of their group, in chunks of query rows."""
-    dq, dk, dv = g
-    B, H, Tq, D = q.shape
-    Hkv, Tk = k.shape[1], k.shape[2]
-    group = H // Hkv
-    got = {"dq": [], "dk": [], "dv": []}; ref = {"dq": [], "dk": [], "dv": []}
-    for bhk in sorted({0, B * Hkv - 1}):
-        b, hk = divmod(bhk, Hkv)
-        heads = slice(hk * group, (hk + 1) * group)
-        kd = k[b, hk].double().requires_grad_(True); vd = v[b, hk].double().requires_grad_(True)
-        dk_ref = torch.zeros_like(kd); dv_ref = torch.zeros_like(vd); dq_ref = []
-        for i0 in range(0, Tq, REF_CHUNK_ROWS):
-            rows = torch.arange(i0, min(Tq, i0 + REF_CHUNK_ROWS), device="cuda")
-            qd = q[b, heads, i0:i0 + len(rows)].double().requires_grad_(True)
-            with torch.enable_grad():
-                s = qd @ kd.T / math.sqrt(D)
-                # Rows that see no key (causal, T_q > T_k) output 0 and pass no gradient: their
-                # scores are zeroed before the softmax (no NaN) and their output masked after.
-                seen = torch.ones_like(rows, dtype=torch.bool)
-                if causal:
-                    j = torch.arange(Tk, device="cuda")[None, :]
-                    seen = rows + (Tk - Tq) >= 0
-                    s = s.masked_fill(j > rows[:, None] + (Tk - Tq), float("-inf"))
-                    s = s.masked_fill(~seen[:, None], 0.0)
-                out = (torch.softmax(s, dim=-1) @ vd) * seen[:, None]
-                gq, gk, gv = torch.autograd.grad(out, (qd, kd, vd),
-                                                 d_o[b, heads, i0:i0 + len(rows)].double())
-            dq_ref.append(gq); dk_ref += gk; dv_ref += gv
-        ref["dq"].append(torch.cat(dq_ref, dim=1).flatten()); got["dq"].append(dq[b, heads].flatten())
-        ref["dk"].append(dk_ref.flatten()); got["dk"].append(dk[b, hk].flatten())
-        ref["dv"].append(dv_ref.flatten()); got["dv"].append(dv[b, hk].flatten())
-    acc = {"grads_checked": True,
-           "nonfinite_grad": int(sum((~torch.isfinite(t)).sum().item() for t in (dq, dk, dv))),
-           "key_rows_checked": len({0, B * Hkv - 1}) * Tk}
-    for name in ("dq", "dk", "dv"):
-        for metric, value in error_stats(torch, torch.cat(got[name]), torch.cat(ref[name])).items():
-            acc[f"{metric}_{name}"] = value
-    return acc
-
-
-def verify(torch, q, k, v, out, causal, max_rows):
-    B, H, Tq, D = q.shape
-    Hkv, Tk = k.shape[1], k.shape[2]
-    heads = sorted({0, B * H - 1})
-    rows_per = max(1, min(Tq, max_rows // len(heads)))
-    max_abs, sum_abs, n, d2, r2 = 0.0, 0.0, 0, 0.0, 0.0
-    for bh in heads:
-        b, h = divmod(bh, H)
-        hk = h // (H // Hkv)
-        idx = torch.linspace(0, Tq - 1, rows_per, device="cuda").round().long().unique()
-        qd = q[b, h, idx].double(); kd = k[b, hk].double(); vd = v[b, hk].double()
-        s = qd @ kd.T / math.sqrt(D)
-        if causal:
-            j = torch.arange(Tk, device="cuda")[None, :]
-            s = s.masked_fill(j > idx[:, None] + (Tk - Tq), float("-inf"))
-        ref = torch.softmax(s, dim=-1).nan_to_num(0.0) @ vd
-        got = out[b, h, idx].double()
-        e = (got - ref).abs()
-        max_abs = max(max_abs, e.max().item()); sum_abs += e.sum().item(); n += e.numel()
-        d2 += (e ** 2).sum().item(); r2 += (ref ** 2).sum().item()
-    return {"checked": True, "max_abs_err": max_abs, "mean_abs_err": sum_abs / n,
-            "rel_l2_err": math.sqrt(d2 / r2) if r2 > 0 else math.sqrt(d2),
-            "nonfinite": int((~torch.isfinite(out)).sum().item()), "rows_checked": n // D}
-
-
-def case_record(c, backend, r, with_lse):
-    """One fa2bench results case for torch backend `backend` on plan case `c`, from run_case's
-    result `r`."""
-    p, m = c["params"], c["measure"]
-    name = f"torch-{backend}"
-    if "lengths" in p:  # useful FLOPs, as fa2bench counts a variable-length batch's
-        flops = varlen_useful_flops(p)
-    else:
-        flops = 4.0 * p["B"] * p["H"] * p["T_q"] * p["T_k"] * p["D"] / (2 if p["causal"] else 1)
-    flops *= MODE_FLOPS[p.get("mode", "fwd")]
-    case = {"id": f"{name}/{c['shape_key']}", "sweep": c["sweep"], "backend": name, "role": name,
-            "params": p, "measure": m, "target": "cuda", "status": r["status"],
-            "reason": r["reason"], "flops": flops,
-            "time_ms": r.get("time_ms", {"n": 0}), "tflops": None, "gbps": None,
-            "backend_info": f"torch SDPA {backend}, {lse_note(backend, with_lse)}",
-            "memory": {"peak_bytes": r.get("peak", 0),
-                       "workspace_bytes": max(0, r.get("peak", 0) - r.get("io", 0) * 2),
-                       "predicted_bytes": 0, "requested_bytes": 0},
-            "accuracy": r.get("accuracy", {"checked": False, "nonfinite": 0, "rows_checked": 0})}
-    if "lengths" in p:
-        case["varlen"] = varlen_block(p)
-    if r["status"] == "ok":
-        case["tflops"] = flops / (r["time_ms"]["median"] * 1e-3) / 1e12
-        case["gbps"] = min_traffic_bytes(p) / (r["time_ms"]["median"] * 1e-3) / 1e9
-    return case
-
-
-def with_mode(c, mode):
-    """Plan case `c` in `mode`: params.mode and the id's mode tag (none for fwd), as fa2bench
-    writes them."""
-    c = dict(c, params=dict(c["params"], mode=mode))
-    key = c["shape_key"]
-    for tag in ("/bwd", "/fwd_bwd"):
-        if key.endswith(tag):
-            key = key[:-len(tag)]
-    c["shape_key"] = key if mode == "fwd" else f"{key}/{mode}"
-    return c
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--config", required=True, help="fa2bench config whose grid to run")
@@ -491,20 +265,9 @@ def main():
     if not torch.cuda.is_available():
         die("no CUDA GPU visible to PyTorch", 3)
 
-    plan = expand_cases(args.fa2bench, args.config, "torch_sdpa_baseline")
-    shapes, seen = [], set()
-    for c in plan["cases"]:
-        if args.only_shapes_of and c["role"] != args.only_shapes_of:
-            continue
-        if args.filter and not re.search(args.filter, c["id"]):
-            continue
-        if args.mode:
-            c = with_mode(c, args.mode)
-        key = json.dumps(c["params"], sort_keys=True)
-        if key not in seen:
-            seen.add(key); shapes.append(c)
-    props = torch.cuda.get_device_properties(0)
-    flush = torch.empty(int(2 * getattr(props, "L2_cache_size", 50 << 20)), dtype=torch.uint8, device="cuda")
+    shapes = plan_shapes(args.fa2bench, args.config, "torch_sdpa_baseline",
+                         args.only_shapes_of, args.filter, args.mode)
+    flush = l2_flush_buffer(torch)
     cases, t_start = [], time.time()
     total = len(shapes) * len(backends)
     for c in shapes:
@@ -535,35 +298,11 @@ def main():
                          "reason": "out of memory: " + str(e).split(". ")[0]}
                 finally:
                     torch.cuda.empty_cache()
-            case = case_record(c, b, r, args.with_lse)
-            if r["status"] == "ok":
-                med = r["time_ms"]["median"]
-                print(f"        {med:.4g} ms, {case['tflops']:.1f} TFLOP/s", file=sys.stderr)
-            else:
-                print(f"        {r['status']}: {r['reason']}", file=sys.stderr)
+            case = case_record(c, f"torch-{b}", r, f"torch SDPA {b}, {lse_note(b, args.with_lse)}")
+            report(case, r)
             cases.append(case)
-    with open(args.config, "rb") as f:
-        cfg_bytes = f.read()
-    free, total_mem = torch.cuda.mem_get_info()
-    out = {"schema": "fa2bench/results/1",
-           "tool": {"name": "torch_sdpa_baseline.py", "version": "0.1.0", "git": "", "build": "",
-                    "torch": torch.__version__, "torch_lse": args.with_lse},
-           "host": {"hostname": socket.gethostname(), "os": platform.platform()},
-           "device": {"kind": "cuda", "index": 0, "name": props.name,
-                      "cc": f"{props.major}.{props.minor}", "sms": props.multi_processor_count,
-                      "memory_bytes": total_mem, "l2_bytes": getattr(props, "L2_cache_size", 0),
-                      "cuda_runtime": torch.version.cuda,
-                      "cudnn": str(torch.backends.cudnn.version())},
-           "target": "cuda",
-           "config": {"path": args.config, "sha256": hashlib.sha256(cfg_bytes).hexdigest(),
-                      "echo": {}},
-           "checks": [], "cases": cases, "interrupted": False, "wall_s": time.time() - t_start}
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    tmp = args.out + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(out, f, indent=1)
-    os.replace(tmp, args.out)
-    print(f"wrote {args.out} ({len(cases)} cases)", file=sys.stderr)
+    write_results(torch, args.out, args.config,
+                  {"name": "torch_sdpa_baseline.py", "torch_lse": args.with_lse}, cases, t_start)
 
 
 if __name__ == "__main__":
