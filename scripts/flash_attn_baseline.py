@@ -50,6 +50,15 @@ def first_line(e):
     return f"{type(e).__name__}: {text.splitlines()[0]}"[:300]
 
 
+def add_target_site_dirs():
+    """A `pip install --target DIR` on PYTHONPATH is not a site directory, so its .pth files
+    (nvidia-cutlass-dsl's puts its `cutlass` package on sys.path) are not run: run them."""
+    import site
+    for d in [p for p in sys.path if p and os.path.isdir(p)]:
+        if any(f.endswith(".pth") for f in os.listdir(d)):
+            site.addsitedir(d)
+
+
 def jit_and_spin(torch, step):
     """Runs `step` once (compiling its kernels), then times its host side alone; returns the JIT
     wall time and the spin (cycles) that covers the host side twice over."""
@@ -213,6 +222,7 @@ def main():
         import torch
     except ImportError as e:
         die(f"PyTorch is not installed ({e})", 3)
+    add_target_site_dirs()
     try:
         import flash_attn.cute as fa
         from importlib.metadata import version

@@ -76,8 +76,10 @@ install() {
     --target "$dir" .fa4-stage/wheels/*.whl
   tar -C "$dir" -xJf .fa4-stage/big.tar.xz
   rm .fa4-stage/big.tar.xz
-  PYTHONPATH="$dir${PYTHONPATH:+:$PYTHONPATH}" python3 -c \
-    'import flash_attn.cute, importlib.metadata as m; print("flash-attn-4", m.version("flash-attn-4"))'
+  # pip --target runs no .pth file: nvidia-cutlass-dsl's adds its dsl_packages folder (the
+  # `cutlass` package) to sys.path, so a user of DIR runs it (flash_attn_baseline.py does).
+  python3 -c 'import site, sys; site.addsitedir(sys.argv[1]); import flash_attn.cute, cutlass
+import importlib.metadata as m; print("flash-attn-4", m.version("flash-attn-4"), "importable")' "$dir"
 }
 
 case "${1:-}" in
