@@ -50,6 +50,11 @@ def first_line(e):
     return f"{type(e).__name__}: {text.splitlines()[0]}"[:300]
 
 
+def output_of(ret):
+    """The attention output: this flash-attn-4 returns (out, lse) whether or not return_lse."""
+    return ret[0] if isinstance(ret, tuple) else ret
+
+
 def add_target_site_dirs():
     """A `pip install --target DIR` on PYTHONPATH is not a site directory, so its .pth files
     (nvidia-cutlass-dsl's puts its `cutlass` package on sys.path) are not run: run them."""
@@ -110,7 +115,7 @@ def run_case(torch, fa, p, m, flush):
             t.requires_grad_(True)
     io = torch.cuda.memory_allocated() - base
     causal = p["causal"]
-    fwd = lambda: fa.flash_attn_func(q, k, v, causal=causal)
+    fwd = lambda: output_of(fa.flash_attn_func(q, k, v, causal=causal))
     saved = {}  # bwd: the forward whose graph every timed backward reuses
 
     def step():
@@ -171,9 +176,9 @@ def run_varlen_case(torch, fa, p, m, flush):
     longest = max(lengths)
 
     def step():
-        return fa.flash_attn_varlen_func(q, k, v, cu_seqlens_q=cu, cu_seqlens_k=cu,
+        return output_of(fa.flash_attn_varlen_func(q, k, v, cu_seqlens_q=cu, cu_seqlens_k=cu,
                                          max_seqlen_q=longest, max_seqlen_k=longest,
-                                         causal=causal)
+                                         causal=causal))
 
     def verify_first(out):
         # Each non-empty sequence as [heads, L, D], as the checks read it.
