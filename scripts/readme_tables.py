@@ -42,6 +42,8 @@ def source(*entries):
     for e in entries:
         if e.get("commit"):
             who = f"commit {e['commit'][:7]}"
+        elif e.get("flash_attn"):
+            who = f"flash-attn-4 {e['flash_attn']}, PyTorch {e['torch']}"
         elif e.get("torch"):
             who = f"PyTorch {e['torch']}"
         else:
@@ -58,26 +60,45 @@ def mask(p):
     return "causal" if p.get("causal") else "full"
 
 
-def speed():
-    ours, e1 = run("perf_fwd")
-    peer, e2 = run("peers/perf_fwd")
+# The speed tables come from the H100 (the card most users have), where fa3, cuDNN, PyTorch and
+# the FlashAttention project's flash-attn-4 ran in one session on one machine.
+SPEED_GPU = "h100"
+
+
+def speed_table(folder, backends, what):
+    """TFLOP/s per shape (bf16) of our run of `folder` and its peers on SPEED_GPU."""
+    ours, e1 = run(folder, SPEED_GPU)
+    peer, e2 = run(f"peers/{folder}", SPEED_GPU)
+    fa4, e3 = run(f"peers/fa4/{folder}", SPEED_GPU, required=False)
     tf = {}
-    for c in ours["cases"] + peer["cases"]:
+    for c in ours["cases"] + peer["cases"] + (fa4["cases"] if fa4 else []):
         p = c["params"]
         if p.get("dtype") == "bf16" and ok(c):
             tf[(c["backend"], p["D"], mask(p), p["T_q"], p["B"], p["H"])] = c["tflops"]
-    backends = ["fa3", "cudnn", "fa2", "torch-flash"]
-    rows = ["| D | mask | B×H×T | " + " | ".join(backends) + " | fa3 / cuDNN |",
+    backends = [b for b in backends if any(k[0] == b for k in tf)]
+    rows = ["| D | mask | B×H×T | " + " | ".join(backends) + " | fa3 / best peer |",
             "|---|---|---|" + "---:|" * (len(backends) + 1)]
     shapes = sorted({k[1:] for k in tf}, key=lambda s: (s[0], s[1] == "causal", s[2]))
     for d, m, t, b, h in shapes:
         cells = [tf.get((be, d, m, t, b, h)) for be in backends]
-        ratio = cells[0] / cells[1] if cells[0] and cells[1] else None
+        peers = [x for be, x in zip(backends, cells) if be != "fa3" and be != "fa2" and x]
+        ratio = cells[0] / max(peers) if cells[0] and peers else None
         rows.append(f"| {d} | {m} | {b}×{h}×{t} | " +
                     " | ".join(f"{x:.0f}" if x else "—" for x in cells) +
                     (f" | {ratio:.2f}× |" if ratio else " | — |"))
-    return ["Forward TFLOP/s (median), bf16, `configs/perf_fwd.json`; PyTorch's flash backend "
-            "measured in its own call.", ""] + rows + ["", source(e1, e2)]
+    return [f"{what} TFLOP/s (median), bf16, `configs/{folder}.json`; the peers measured in their "
+            "own calls on the same machine in the same session; best peer: the fastest of "
+            "cuDNN, flash-attn-4 and PyTorch on the shape.", ""] + rows + [
+            "", source(*[e for e in (e1, e2, e3) if e])]
+
+
+def speed():
+    return speed_table("perf_fwd", ["fa3", "cudnn", "fa4", "fa2", "torch-flash"], "Forward")
+
+
+def train_speed():
+    return speed_table("perf_train", ["fa3", "cudnn", "fa4", "torch-flash"],
+                       "Forward and backward (`fwd_bwd`, FLOPs 3.5× the forward's)")
 
 
 def memory():
@@ -203,7 +224,7 @@ def gpus():
             "[--normalize peak]`.", ""] + rows + ["", source(*entries)]
 
 
-TABLES = {"speed": speed, "memory": memory, "accuracy": accuracy, "training_step": training_step,
+TABLES = {"speed": speed, "train_speed": train_speed, "memory": memory, "accuracy": accuracy, "training_step": training_step,
           "gpus": gpus}
 
 
