@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "app/load_config_or_report.h"
+#include "config/config.h"
 #include "checks/checks.h"
 #include "checks/config_echo.h"
 #include "checks/model_checks.h"
@@ -46,7 +47,20 @@ std::optional<Config> config_to_judge_by(const CheckArgs& a, const RecordedEcho&
   if (!given) return std::nullopt;
   const std::vector<std::string> differences =
       recorded ? config_differences(recorded->raw, given->raw) : measure_mismatch(*given);
-  if (differences.empty()) return given;
+  if (differences.empty()) {
+    if (!recorded) return given;
+    // The run may have had a subset of the config's backends (sweep --backends): judge the
+    // cases of that selection, so the ones it did not ask for are not counted missing.
+    const nlohmann::json selected = with_run_backend_selection(recorded->raw, given->raw);
+    if (selected == given->raw) return given;
+    try {
+      return parse_config(selected, given->path);
+    } catch (const ConfigError& err) {
+      fmt::print(stderr, "fa2bench: {} with the run's backends ({}):\n", a.config, a.results);
+      for (const std::string& m : err.messages()) fmt::print(stderr, "  {}\n", m);
+      return std::nullopt;
+    }
+  }
   fmt::print(stderr,
              "fa2bench: {}: was run with other settings than --config {} asks for ({}); its "
              "results would be judged as if measured the way the config says. Only \"checks\" "

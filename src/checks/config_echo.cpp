@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
 
 #include "checks/workload.h"
@@ -79,10 +80,30 @@ std::optional<Config> config_from_echo(const RecordedEcho& e, std::string* why) 
   }
 }
 
+nlohmann::json with_run_backend_selection(const nlohmann::json& run, nlohmann::json judge) {
+  if (!run.contains("sweeps") || !judge.contains("sweeps")) return judge;
+  const nlohmann::json& ran = run["sweeps"];
+  nlohmann::json& asked = judge["sweeps"];
+  if (!ran.is_array() || !asked.is_array()) return judge;
+  for (std::size_t i = 0; i < ran.size() && i < asked.size(); ++i) {
+    const nlohmann::json* a = ran[i].is_object() && ran[i].contains("backends")
+                                  ? &ran[i]["backends"] : nullptr;
+    nlohmann::json* b = asked[i].is_object() && asked[i].contains("backends")
+                            ? &asked[i]["backends"] : nullptr;
+    if (!a || !b || !a->is_array() || !b->is_array() || a->empty()) continue;
+    bool subset = true;
+    for (const nlohmann::json& name : *a)
+      subset = subset && std::find(b->begin(), b->end(), name) != b->end();
+    if (subset) *b = *a;
+  }
+  return judge;
+}
+
 std::vector<std::string> config_differences(const nlohmann::json& run,
                                             const nlohmann::json& judge) {
   std::vector<std::string> out;
-  const nlohmann::json a = without_judging(run), b = without_judging(judge);
+  const nlohmann::json a = without_judging(run),
+                       b = without_judging(with_run_backend_selection(run, judge));
   for (const nlohmann::json& op : nlohmann::json::diff(a, b)) {
     const std::string path = op.value("path", std::string());
     out.push_back(fmt::format("{}: {} in the run, {} in --config", path.empty() ? "/" : path,

@@ -35,9 +35,17 @@ std::optional<Config> config_from_echo(const RecordedEcho& e, std::string* why);
 // Where `judge` (a config the user gave to judge a results file by) asks for other
 // measurements than `run` (the raw config the results were run with): one line per
 // difference, e.g. "/measure/seed: 42 in the run, 7 in --config". Only what judges or names
-// the results may differ ("checks", "allow_case_errors", "name", "description"); everything
-// else decides what was measured.
+// the results may differ ("checks", "allow_case_errors", "name", "description"), and a sweep
+// may have run a subset of the config's backends (`sweep --backends`: the same measurement of
+// fewer cases); everything else decides what was measured.
 std::vector<std::string> config_differences(const nlohmann::json& run, const nlohmann::json& judge);
+
+// `judge` with each sweep's backends replaced by the run's where the run's are a subset of them:
+// `sweep --backends` runs some of a config's backends, each measured as the config says, so a
+// run of fewer backends is the same measurement of fewer cases, judged by the config's checks
+// over the cases it expands to with that selection. A backend the config lacks stays a
+// difference.
+nlohmann::json with_run_backend_selection(const nlohmann::json& run, nlohmann::json judge);
 
 // How the measure block a result was taken with differs from the one asked for now, e.g.
 // "measure/seed 42 in the run, 7 now"; empty when they agree. `now` names the other side.

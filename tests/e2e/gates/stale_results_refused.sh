@@ -4,7 +4,8 @@
 # `check --config` with a config whose seed, inputs or sample counts differ from the run's is
 # refused (exit 2, naming what differs) — by the verified echo, or per case by the recorded
 # measure blocks when the file has no usable echo; `sweep --resume` refuses a results.jsonl
-# whose lines were measured with other settings. $1: fa2bench, $2: source tree.
+# whose lines were measured with other settings. A run of a subset of the config's backends
+# (`sweep --backends`) is the same measurement of fewer cases and is judged. $1: fa2bench, $2: source tree.
 source "$(dirname "$0")/../lib.sh"
 CFG="$SRC/configs/ci_cpu.json"
 FAST=(--set 'measure.min_samples=1' --set 'measure.max_samples=1')
@@ -23,12 +24,26 @@ for name, key, value in (("seed", "seed", 11), ("inputs", "inputs", "uniform"),
 # Only the checks differ: allowed (judging with other checks is what --config is for).
 c = copy.deepcopy(echo); c["checks"] = c.get("checks", [])[:1]
 json.dump(c, open(f"{sys.argv[2]}/checks_only.json", "w"))
+# The config with a backend the run did not have: the run (naive, fa2) is a `--backends`
+# subset of it, the same measurement of fewer cases, so it is judged; a run with a backend the
+# config lacks is not.
+c = copy.deepcopy(echo)
+for s in c["sweeps"]:
+    s["backends"] = s["backends"] + ["standard"]
+json.dump(c, open(f"{sys.argv[2]}/more_backends.json", "w"))
+c = copy.deepcopy(echo); c["checks"] = []
+for s in c["sweeps"]:
+    s["backends"] = s["backends"][:1]
+json.dump(c, open(f"{sys.argv[2]}/fewer_backends.json", "w"))
 # The results without their echo: the per-case measure blocks decide.
 d = json.load(open(sys.argv[1])); del d["config"]["echo"]
 json.dump(d, open(f"{sys.argv[2]}/no_echo.json", "w"))
 PY
 expect_exit 0 "$BIN" check "$R" --config "$TMP/same.json"
 expect_exit 0 "$BIN" check "$R" --config "$TMP/checks_only.json"
+expect_exit 0 "$BIN" check "$R" --config "$TMP/more_backends.json"
+expect_exit 2 "$BIN" check "$R" --config "$TMP/fewer_backends.json"
+expect_output "/sweeps/0/backends/1"
 expect_exit 2 "$BIN" check "$R" --config "$TMP/seed.json"
 expect_output "/measure/seed"
 expect_exit 2 "$BIN" check "$R" --config "$TMP/inputs.json"
