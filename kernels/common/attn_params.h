@@ -2,7 +2,8 @@
 // POD parameters shared by every attention kernel (GPU and CPU). Plain C++ so that host code
 // compiled by g++ and device code compiled by nvcc see the same struct.
 //
-// Tensors: Q [B, H, T_q, D], K/V [B, H_kv, T_k, D], O like Q, in fp16 or bf16 (or fp32 on the
+// Tensors: Q [B, H, T_q, D], K [B, H_kv, T_k, D], V [B, H_kv, T_k, D_v], O [B, H, T_q, D_v]
+// (D_v = D but in split-head-dim cases, attn_dv()), in fp16 or bf16 (or fp32 on the
 // CPU target), addressed through element strides so both bhsd and bshd layouts work; the last
 // dim is contiguous. LSE is float32 [B, H, T_q], contiguous, natural-log logsumexp of the
 // scaled scores of each row.
@@ -54,6 +55,7 @@ struct AttnParams {
 
   int B = 0, H = 0, H_kv = 0;  // H % H_kv == 0; query head h reads kv head h / (H / H_kv)
   int T_q = 0, T_k = 0, D = 0;
+  int D_v = 0;         // head dim of V and O where it differs from D's (Q, K); 0: D. attn_dv()
   float scale = 1.0f;  // softmax scale, usually 1/sqrt(D)
   bool causal = false;
   int window_left = -1, window_right = -1;  // -1: unbounded on that side
@@ -65,6 +67,11 @@ struct AttnParams {
   const int* block_table = nullptr;  // paged KV cache: [B, pages_per_seq] physical pages
   int page_size = 0, pages_per_seq = 0;
 };
+
+// The head dim of V, O (and dO, dV): D unless the case splits them (D_qk != D_v).
+inline int attn_dv(const AttnParams& p) {
+  return p.D_v > 0 ? p.D_v : p.D;
+}
 
 // Whether `p` describes a paged KV cache. Support checks see a case's params before the runner
 // has staged its table, so page_size alone says paged there; launches have both.

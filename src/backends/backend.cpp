@@ -54,6 +54,14 @@ Support catalog_paged_support(const Case& c, std::string_view backend) {
   return Support::no(fmt::format("paged KV layout: not built for {} yet", backend));
 }
 
+Support catalog_head_dims_support(const Case& c, std::string_view backend) {
+  if (!c.split_head_dims()) return Support::yes();
+  const BackendEntry* e = find_backend_entry(backend);
+  if (e && e->split_head_dims) return Support::yes();
+  return Support::no(fmt::format("D_v = {} with D = {}: {} takes one head dim for Q, K, V and O",
+                                 c.Dv(), c.D, backend));
+}
+
 Support no_window_support(const Case& c, std::string_view backend, std::string_view why) {
   if (!c.window.bounded()) return Support::yes();
   return Support::no(fmt::format("{} has no sliding window (window {} asked): {}", backend,

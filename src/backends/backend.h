@@ -87,6 +87,11 @@ Support catalog_varlen_support(const Case& c, std::string_view backend);
 // and for a backend whose entry does not set paged_kv. The runner asks this before supports().
 Support catalog_paged_support(const Case& c, std::string_view backend);
 
+// Whether the backend's catalog entry takes a head dim of V and O other than D (Case::D_v):
+// yes when they are equal; for a split case no for a backend whose entry does not set
+// split_head_dims. The runner asks this before supports().
+Support catalog_head_dims_support(const Case& c, std::string_view backend);
+
 // supports() of a backend that masks causally but has no sliding window: yes for a case without
 // one, else "<backend> has no sliding window (window [16, 16] asked): <why>".
 Support no_window_support(const Case& c, std::string_view backend, std::string_view why);

@@ -13,13 +13,21 @@ AttnParams shape_params(const Case& c) {
   // A packed batch's tensors are one batch of all its tokens (core/seq_lengths.h's TokenLayout),
   // addressed through cu_seqlens: the batch strides are never used.
   const Strides q = tensor_strides(c.layout, c.H, query_layout(c).rows, c.D);
-  const Strides kv = tensor_strides(c.layout, c.H_kv, key_layout(c).rows, c.D);
-  p.q_batch_stride = p.o_batch_stride = q.b;
-  p.q_head_stride = p.o_head_stride = q.h;
-  p.q_row_stride = p.o_row_stride = q.t;
-  p.k_batch_stride = p.v_batch_stride = kv.b;
-  p.k_head_stride = p.v_head_stride = kv.h;
-  p.k_row_stride = p.v_row_stride = kv.t;
+  const Strides o = tensor_strides(c.layout, c.H, query_layout(c).rows, c.Dv());
+  const Strides k = tensor_strides(c.layout, c.H_kv, key_layout(c).rows, c.D);
+  const Strides v = tensor_strides(c.layout, c.H_kv, key_layout(c).rows, c.Dv());
+  p.q_batch_stride = q.b;
+  p.q_head_stride = q.h;
+  p.q_row_stride = q.t;
+  p.o_batch_stride = o.b;
+  p.o_head_stride = o.h;
+  p.o_row_stride = o.t;
+  p.k_batch_stride = k.b;
+  p.k_head_stride = k.h;
+  p.k_row_stride = k.t;
+  p.v_batch_stride = v.b;
+  p.v_head_stride = v.h;
+  p.v_row_stride = v.t;
   if (c.varlen() && c.packing == Packing::packed) {
     p.q_batch_stride = p.o_batch_stride = p.k_batch_stride = p.v_batch_stride = 0;
     p.total_q = static_cast<int>(query_layout(c).rows);
@@ -28,9 +36,12 @@ AttnParams shape_params(const Case& c) {
   // A paged cache's pools are [num_pages, page_size, H_kv, D] whatever the layout of Q and O;
   // the runner sets block_table.
   if (c.paged()) {
-    p.k_batch_stride = p.v_batch_stride = c.page_size * c.H_kv * c.D;
-    p.k_head_stride = p.v_head_stride = c.D;
-    p.k_row_stride = p.v_row_stride = c.H_kv * c.D;
+    p.k_batch_stride = c.page_size * c.H_kv * c.D;
+    p.k_head_stride = c.D;
+    p.k_row_stride = c.H_kv * c.D;
+    p.v_batch_stride = c.page_size * c.H_kv * c.Dv();
+    p.v_head_stride = c.Dv();
+    p.v_row_stride = c.H_kv * c.Dv();
     p.page_size = static_cast<int>(c.page_size);
     p.pages_per_seq = static_cast<int>(pages_per_seq(c));
   }
@@ -40,6 +51,7 @@ AttnParams shape_params(const Case& c) {
   p.T_q = static_cast<int>(c.T_q);
   p.T_k = static_cast<int>(c.T_k);
   p.D = static_cast<int>(c.D);
+  p.D_v = static_cast<int>(c.Dv());
   p.causal = c.causal;
   // A bound the shape never reaches is no bound: -1 keeps every width within AttnParams' int
   // and lets a window wider than the shape run the kernels' unmasked path.

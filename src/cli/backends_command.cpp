@@ -41,6 +41,7 @@ std::string inputs_cell(const BackendEntry& e) {
     out += (i == 0 ? "; varlen " : ", ") + std::string(to_string(e.packings[i]));
   }
   if (e.paged_kv) out += "; paged KV";
+  if (e.split_head_dims) out += "; D_v ≠ D";
   return out;
 }
 

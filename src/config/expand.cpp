@@ -353,6 +353,7 @@ void expand_one(const json& sweep, const std::string& sp, const AxisMap& default
       }
     }
     if (!has_hkv) c.H_kv = c.H;
+    if (c.D_v == c.D) c.D_v = 0;  // the same head dim: no D_v of its own (ids, params)
     if (c.paged() && c.page_size == 0) c.page_size = kDefaultPageSize;
 
     bool shape_ok = true;
@@ -362,6 +363,14 @@ void expand_one(const json& sweep, const std::string& sp, const AxisMap& default
     }
     for (const auto& [pointer, msg] : paged_problems(c, kv_layout_at, varlen_axes.lengths)) {
       if (reported.insert(msg).second) errors.add(pointer, msg);
+      shape_ok = false;
+    }
+    if (c.split_head_dims() && (c.varlen() || c.paged())) {
+      const std::string msg = "D_v = " + std::to_string(c.Dv()) + " with D = " +
+                              std::to_string(c.D) + ": " +
+                              (c.varlen() ? "variable-length batches" : "paged KV caches") +
+                              " take one head dim for Q, K, V and O (dense batches only)";
+      if (reported.insert(msg).second) errors.add(axes.at("D_v").pointer, msg);
       shape_ok = false;
     }
     if (c.H % c.H_kv != 0) {

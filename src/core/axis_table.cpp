@@ -374,6 +374,30 @@ std::vector<AxisDef> make_table() {
         [](const Case& c) { return c.paged() ? std::to_string(c.page_size) : std::string(); }}},
       {},
       TuneRule::leave});
+  t.push_back(AxisDef{
+      "D_v",
+      AxisKind::count,
+      {},
+      {},
+      // The head dim of V and O: D's unless the grid splits them.
+      [](const Case& c) { return json(c.Dv()); },
+      [](Case& c, const json& v) { c.D_v = v.get<std::int64_t>(); },
+      [](const Case& a, const Case& b) { return a.Dv() == b.Dv(); },
+      // Only where it differs from D, so that the params of every other case stay as they were.
+      [](const Case& c, ordered_json& p) {
+        if (c.split_head_dims()) p["D_v"] = c.Dv();
+      },
+      // Absent: D (files written before the axis, and every case with D_v = D).
+      [](const ParamsIn& in, Case& c) {
+        if (const json* v = in.find(in.params(), "D_v")) {
+          c.D_v = in.at_least(*v, in.at("D_v"), 1);
+          if (c.D_v == c.D) c.D_v = 0;
+        }
+      },
+      false,
+      {{"D_v", [](const Case& c) { return std::to_string(c.Dv()); }}},
+      {},
+      TuneRule::keep});
   return t;
 }
 

@@ -108,6 +108,7 @@ std::deque<BackendEntry> built_in_entries() {
                     "standard attention on the host, S and P materialised through the tracker"));
   e.back().packings = {Packing::padded, Packing::packed};
   e.back().paged_kv = true;
+  e.back().split_head_dims = true;
   e.push_back(
       entry("cpu-flash", D::cpu, "", S::streams, row_sums_bytes, "row sums, 4*B*H*T_q", all_modes(),
             "the FlashAttention-2 algorithm on the host: tiles, online softmax, O(T·D) "
@@ -115,6 +116,7 @@ std::deque<BackendEntry> built_in_entries() {
             "round-to-nearest-even"));
   e.back().packings = {Packing::padded, Packing::packed};
   e.back().paged_kv = true;
+  e.back().split_head_dims = true;
   e.push_back(entry("fa2-dev", D::cuda, "", S::streams, fa2_backward_workspace,
                     "none (forward only)", {Mode::fwd},
                     "the fa2 forward with a tile/pipeline variant as the case's `variant`: 0 is "

@@ -58,6 +58,9 @@ struct BackendEntry {
   // Reads K and V of a paged KV cache through its page table (Case::kv_layout paged, forward
   // only); false: the runner records such a case `unsupported` without asking the backend.
   bool paged_kv = false;
+  // Takes a head dim of V and O other than Q's and K's (Case::D_v, forward and backward);
+  // false: the runner records such a case `unsupported` without asking the backend.
+  bool split_head_dims = false;
   // One line for `fa2bench backends` and the README table.
   std::string description;
   // A dev-variant backend: its cases take the parameter `variant` (core/case.h; 0 is the

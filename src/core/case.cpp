@@ -131,7 +131,9 @@ std::string Case::shape_key() const {
   } else {
     s += fmt::format("-Tq{}-Tk{}", T_q, T_k);
   }
-  s += fmt::format("-D{}/{}/{}", D, to_string(dtype), causal ? "causal" : "full");
+  s += fmt::format("-D{}", D);
+  if (split_head_dims()) s += fmt::format("-Dv{}", Dv());
+  s += fmt::format("/{}/{}", to_string(dtype), causal ? "causal" : "full");
   if (window.left >= 0 && window.right >= 0) {
     s += fmt::format("/wl{}-wr{}", window.left, window.right);
   } else if (window.left >= 0) {

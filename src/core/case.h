@@ -147,6 +147,11 @@ struct Case {
   std::string backend;  // backend that runs it (e.g. "cpu-flash")
   std::string role;     // backend named in the config (e.g. "fa2"); equals backend unless mapped
   std::int64_t B = 1, H = 1, H_kv = 1, T_q = 1, T_k = 1, D = 64;
+  // The head dim of V and O (and dO, dV) where it differs from D, the head dim of Q and K
+  // (D_qk = 192 / D_v = 128 in DeepSeek-style prefill); 0: the same as D. Read it as Dv().
+  std::int64_t D_v = 0;
+  std::int64_t Dv() const { return D_v > 0 ? D_v : D; }
+  bool split_head_dims() const { return Dv() != D; }
   DType dtype = DType::fp16;
   bool causal = false;
   SlidingWindow window;
@@ -170,7 +175,7 @@ struct Case {
   MeasureSettings measure;
 
   // Stable identity used to match cases across result files, e.g.
-  // "fa2/B1-H32-T2048-D128/fp16/causal"; T_q != T_k, H_kv != H, a window ("/wl128-wr0": each
+  // "fa2/B1-H32-T2048-D128/fp16/causal"; T_q != T_k, H_kv != H, D_v != D ("-D192-Dv128"), a window ("/wl128-wr0": each
   // bounded side), bshd and a mode other than fwd add their own tags (so forward ids stay those
   // of results written before modes and windows), and so does a variant other than 0 ("/v3",
   // last). A variable-length batch replaces -T<n> with its lengths' tag (-L=uniform512-8192s1,

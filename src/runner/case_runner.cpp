@@ -436,7 +436,8 @@ CaseResult run_case(const Case& c, Backend& backend, Platform& platform, const D
   }
   const Support varlen = catalog_varlen_support(c, c.backend);
   const Support paged = varlen.ok ? catalog_paged_support(c, c.backend) : varlen;
-  const Support support = paged.ok ? backend.supports(c, platform.info()) : paged;
+  const Support dims = paged.ok ? catalog_head_dims_support(c, c.backend) : paged;
+  const Support support = dims.ok ? backend.supports(c, platform.info()) : dims;
   if (!support.ok) {
     r.status = Status::unsupported;
     r.reason = support.reason;
