@@ -203,8 +203,9 @@ int run_plan(const PlanArgs& a) {
   // The memory model of each backend is its catalog entry's (core/backend_catalog.cpp).
   const std::string materialising = catalog_names_prose(materialises_scores);
   fmt::print(
-      "\nFLOPs: forward 4*B*H*T_q*T_k*D, halved when causal; a sliding window (/wl, /wr)\n"
-      "counts 4*B*H*D per visible (query row, key) pair. S: the T_q x T_k score matrix\n"
+      "\nFLOPs: forward 2*B*H*T_q*T_k*(D + D_v) (4*B*H*T_q*T_k*D where D_v = D), halved when\n"
+      "causal; a sliding window (/wl, /wr) counts 2*B*H*(D + D_v) per visible (query row, key)\n"
+      "pair. S: the T_q x T_k score matrix\n"
       "of every (batch, head) at the input dtype. predicted: tracked peak (inputs, outputs,\n"
       "LSE; {} add S in fp32 and P in the input dtype).\n",
       materialising);

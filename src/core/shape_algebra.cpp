@@ -14,13 +14,14 @@
 namespace fa2b {
 namespace {
 
-// Elements of Q or O (query side) and of K or V (key side): a packed batch holds its real
-// tokens only, a padded or dense one B * T of them.
-std::int64_t query_elems(const Case& c) {
-  return query_rows(c) * c.H * c.D;
+// Elements of Q and O together (query side) and of K and V together (key side): a packed
+// batch holds its real tokens only, a padded or dense one B * T of them. Q and K are D wide,
+// V and O D_v wide (Dv(), D unless the case splits them).
+std::int64_t query_pair_elems(const Case& c) {
+  return query_rows(c) * c.H * (c.D + c.Dv());
 }
-std::int64_t key_elems(const Case& c) {
-  return key_rows(c) * c.H_kv * c.D;
+std::int64_t key_pair_elems(const Case& c) {
+  return key_rows(c) * c.H_kv * (c.D + c.Dv());
 }
 
 // How the case's backend stores its scores; a backend outside the catalog streams.
@@ -49,10 +50,11 @@ double case_flops(const Case& c) {
 
 namespace {
 
-// The forward FLOPs of c's B x T_q x T_k shape, every padded position counted.
+// The forward FLOPs of c's B x T_q x T_k shape, every padded position counted: 2*D for a
+// score and 2*D_v for its share of the output, per (query row, key) pair and head.
 double shape_flops(const Case& c) {
-  const double per_pair =
-      4.0 * static_cast<double>(c.B) * static_cast<double>(c.H) * static_cast<double>(c.D);
+  const double per_pair = 2.0 * static_cast<double>(c.B) * static_cast<double>(c.H) *
+                          static_cast<double>(c.D + c.Dv());
   // A window counts the pairs it leaves visible (it is what makes a small window cheap); causal
   // alone keeps flash-attention's "half", so its TFLOP/s compare with theirs.
   if (c.window.bounded()) return per_pair * static_cast<double>(visible_pairs(c));
@@ -87,11 +89,11 @@ double executed_flops(const Case& c) {
 
 std::int64_t io_bytes(const Case& c) {
   const std::int64_t e = dtype_bytes(c.dtype);
-  const std::int64_t qo = 2 * query_elems(c) * e;
+  const std::int64_t qo = query_pair_elems(c) * e;
   // A paged cache holds K and V in whole pages (the last one of a sequence partly used) and
   // adds its int32 page table.
   const std::int64_t kv =
-      c.paged() ? 2 * page_pool_bytes(c) + page_table_bytes(c) : 2 * key_elems(c) * e;
+      c.paged() ? 2 * page_pool_bytes(c) + page_table_bytes(c) : key_pair_elems(c) * e;
   const std::int64_t lse = query_rows(c) * c.H * 4;
   return qo + kv + lse;
 }
@@ -99,7 +101,8 @@ std::int64_t io_bytes(const Case& c) {
 std::int64_t grad_io_bytes(const Case& c) {
   if (!runs_backward(c.mode)) return 0;
   const std::int64_t e = dtype_bytes(c.dtype);
-  return 2 * query_elems(c) * e + 2 * key_elems(c) * e;
+  // dO (D_v) and dQ (D) on the query side, dK (D) and dV (D_v) on the key side.
+  return query_pair_elems(c) * e + key_pair_elems(c) * e;
 }
 
 std::int64_t min_traffic_bytes(const Case& c) {
@@ -163,7 +166,7 @@ std::int64_t score_matrix_bytes(const Case& c, int elem_bytes) {
 }
 
 std::int64_t flash_state_bytes(const Case& c) {
-  return 4 * query_rows(c) * c.H * (2 + c.D);
+  return 4 * query_rows(c) * c.H * (2 + c.Dv());  // m, l and the O accumulator (D_v wide)
 }
 
 // Predicted peak of a case's tracked memory: the inputs and outputs (in the training modes dO
@@ -239,10 +242,11 @@ bool sizes_fit_int64(const Case& c, std::string* why) {
   const std::int64_t max = std::numeric_limits<std::int64_t>::max();
   // naive pads score rows to 8 elements; -1 (refused below) where even that overflows
   const std::int64_t padded_t_k = c.T_k > max - 16 ? -1 : c.T_k / 8 * 8 + 8;
-  const std::int64_t d_plus_2 = c.D > max - 2 ? -1 : c.D + 2;
+  const std::int64_t d = std::max(c.D, c.Dv());
+  const std::int64_t d_plus_2 = d > max - 2 ? -1 : d + 2;
   const Term terms[] = {
-      {"Q and O", "B*H*T_q*D", {c.B, c.H, c.T_q, c.D, elem}},
-      {"K and V", "B*H_kv*T_k*D", {c.B, c.H_kv, c.T_k, c.D, elem}},
+      {"Q and O", "B*H*T_q*D", {c.B, c.H, c.T_q, d, elem}},
+      {"K and V", "B*H_kv*T_k*D", {c.B, c.H_kv, c.T_k, d, elem}},
       {"the score matrix", "B*H*T_q*T_k", {c.B, c.H, c.T_q, padded_t_k, 4}},
       {"the flash state (m, l, O)", "B*H*T_q*(D+2)", {c.B, c.H, c.T_q, d_plus_2, 4}},
   };

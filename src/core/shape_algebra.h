@@ -14,7 +14,8 @@
 
 namespace fa2b {
 
-// Forward FLOPs by flash-attention's convention: 4*B*H*T_q*T_k*D, halved when causal; with a
+// Forward FLOPs by flash-attention's convention: 4*B*H*T_q*T_k*D, halved when causal
+// (2*B*H*T_q*T_k*(D + D_v) where V and O have their own head dim D_v); with a
 // sliding window 4*B*H*D times the (query row, key) pairs it leaves visible (visible_pairs,
 // causal intersected with it). A variable-length batch counts its real tokens only: the sum
 // over its sequences of each one's FLOPs at its own length (the useful FLOPs).

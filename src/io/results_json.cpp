@@ -178,7 +178,8 @@ template <class J>
 J conventions() {
   J j = J::object();
   j["flops"] =
-      "forward 4*B*H*T_q*T_k*D, halved when causal; with a sliding window (params.window other "
+      "forward 4*B*H*T_q*T_k*D, halved when causal (2*B*H*T_q*T_k*(D + D_v) where params.D_v "
+      "gives V and O their own head dim); with a sliding window (params.window other "
       "than [-1, -1]) 4*B*H*D per visible (query row, key) pair instead, causal intersected "
       "with the window; params.mode bwd counts 2.5x the forward, fwd_bwd 3.5x "
       "(flash-attention convention). A variable-length batch (params.lengths) counts its real "
