@@ -33,9 +33,9 @@ with no package index, scripts/gpu/fa4_wheels.sh brings the wheels (docs/peers.m
 """
 import argparse, os, sys, time
 
-from peer_harness import (MODES, SPIN_CYCLES, case_record, die as harness_die, l2_flush_buffer,
-                          plan_shapes, report, time_samples, verify, verify_grads,
-                          verify_sequences, write_results)
+from peer_harness import (MODES, SPIN_CYCLES, case_record, die as harness_die, head_dim_v,
+                          l2_flush_buffer, plan_shapes, report, time_samples, verify,
+                          verify_grads, verify_sequences, write_results)
 
 BACKEND = "fa4"
 SPIN_HZ = 1.5e9  # cycles per second assumed when sizing the spin (low: a longer spin is safe)
@@ -103,13 +103,14 @@ def run_case(torch, fa, p, m, flush):
     if dt is None:
         return {"status": "unsupported", "reason": f"flash-attn-4 takes fp16 and bf16, not {p['dtype']}"}
     B, H, Hkv, Tq, Tk, D = p["B"], p["H"], p["H_kv"], p["T_q"], p["T_k"], p["D"]
+    Dv = head_dim_v(p)  # V, O and dO: D_v wide where the case gives them their own
     gen = torch.Generator(device="cuda").manual_seed(int(m.get("seed", 42)))
     torch.cuda.empty_cache()
     base = torch.cuda.memory_allocated()
     q = torch.randn(B, Tq, H, D, device="cuda", dtype=dt, generator=gen)
     k = torch.randn(B, Tk, Hkv, D, device="cuda", dtype=dt, generator=gen)
-    v = torch.randn(B, Tk, Hkv, D, device="cuda", dtype=dt, generator=gen)
-    d_o = torch.randn(B, Tq, H, D, device="cuda", dtype=dt, generator=gen) if training else None
+    v = torch.randn(B, Tk, Hkv, Dv, device="cuda", dtype=dt, generator=gen)
+    d_o = torch.randn(B, Tq, H, Dv, device="cuda", dtype=dt, generator=gen) if training else None
     if training:
         for t in (q, k, v):
             t.requires_grad_(True)

@@ -34,6 +34,17 @@ def stats(samples):
             "stdev": math.sqrt(var), "n": n}
 
 
+def head_dim_v(p):
+    """The head dim of V and O: params.D_v where a case gives V and O their own, else D."""
+    return p.get("D_v", p["D"])
+
+
+def pair_flops(p):
+    """FLOPs per (query row, key) pair and batch-head: 2*D for the score, 2*D_v for the output
+    (4*D where D_v = D)."""
+    return 2.0 * (p["D"] + head_dim_v(p))
+
+
 def min_traffic_bytes(p):
     """fa2bench's minimal traffic of a case (src/core/shape_algebra.cpp min_traffic_bytes): Q, K,
     V, O and the LSE once (K and V with the KV heads, so GQA and decode count the cache once); the
@@ -43,17 +54,18 @@ def min_traffic_bytes(p):
     packed = "lengths" in p and p.get("packing") == "packed"
     q_rows = sum(p["lengths"]) if packed else p["B"] * p["T_q"]
     k_rows = sum(p["lengths"]) if packed else p["B"] * p["T_k"]
-    q_elems = q_rows * p["H"] * p["D"]
-    kv_elems = k_rows * p["H_kv"] * p["D"]
-    io = 2 * q_elems * e + 2 * kv_elems * e + q_rows * p["H"] * 4
-    grad_io = 2 * q_elems * e + 2 * kv_elems * e
+    # Q and O (dQ and dO), K and V (dK and dV): Q and K are D wide, V and O D_v wide.
+    q_pair = q_rows * p["H"] * (p["D"] + head_dim_v(p))
+    kv_pair = k_rows * p["H_kv"] * (p["D"] + head_dim_v(p))
+    io = q_pair * e + kv_pair * e + q_rows * p["H"] * 4
+    grad_io = q_pair * e + kv_pair * e
     mode = p.get("mode", "fwd")
     return io if mode == "fwd" else io + grad_io if mode == "bwd" else 2 * io + grad_io
 
 
 def varlen_useful_flops(p):
     """fa2bench's useful FLOPs of a variable-length batch: each sequence at its own length."""
-    f = sum(4.0 * p["H"] * p["D"] * n * n for n in p["lengths"])
+    f = sum(pair_flops(p) * p["H"] * n * n for n in p["lengths"])
     return f / (2 if p["causal"] else 1)
 
 
@@ -61,7 +73,7 @@ def varlen_block(p):
     """The results' `varlen` block (src/io/results_json.cpp varlen_block)."""
     tokens = sum(p["lengths"])
     useful = varlen_useful_flops(p)
-    dense = 4.0 * p["B"] * p["H"] * p["T_q"] * p["T_k"] * p["D"] / (2 if p["causal"] else 1)
+    dense = pair_flops(p) * p["B"] * p["H"] * p["T_q"] * p["T_k"] / (2 if p["causal"] else 1)
     return {"total_tokens": tokens,
             "padding_ratio": p["B"] * p["T_q"] / tokens if tokens else 1.0,
             "useful_flops": useful,
@@ -196,7 +208,7 @@ def verify(torch, q, k, v, out, causal, max_rows):
         d2 += (e ** 2).sum().item(); r2 += (ref ** 2).sum().item()
     return {"checked": True, "max_abs_err": max_abs, "mean_abs_err": sum_abs / n,
             "rel_l2_err": math.sqrt(d2 / r2) if r2 > 0 else math.sqrt(d2),
-            "nonfinite": int((~torch.isfinite(out)).sum().item()), "rows_checked": n // D}
+            "nonfinite": int((~torch.isfinite(out)).sum().item()), "rows_checked": n // out.shape[-1]}
 
 
 def with_mode(c, mode):
@@ -218,7 +230,7 @@ def case_flops(p):
     if "lengths" in p:
         flops = varlen_useful_flops(p)
     else:
-        flops = 4.0 * p["B"] * p["H"] * p["T_q"] * p["T_k"] * p["D"] / (2 if p["causal"] else 1)
+        flops = pair_flops(p) * p["B"] * p["H"] * p["T_q"] * p["T_k"] / (2 if p["causal"] else 1)
     return flops * MODE_FLOPS[p.get("mode", "fwd")]
 
 

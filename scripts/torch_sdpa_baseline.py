@@ -46,9 +46,9 @@ max_abs_err_dq/dk/dv (and mean, rel) beside the forward's errors.
 """
 import argparse, os, sys, time
 
-from peer_harness import (MODES, case_record, die as harness_die, l2_flush_buffer, plan_shapes,
-                          report, time_samples, verify, verify_grads, verify_sequences,
-                          write_results)
+from peer_harness import (MODES, case_record, die as harness_die, head_dim_v, l2_flush_buffer,
+                          plan_shapes, report, time_samples, verify, verify_grads,
+                          verify_sequences, write_results)
 
 SDPA_NAMES = {"flash": "FLASH_ATTENTION", "cudnn": "CUDNN_ATTENTION",
               "efficient": "EFFICIENT_ATTENTION", "math": "MATH"}
@@ -152,14 +152,15 @@ def run_case(torch, F, sdpa_kernel, SDPBackend, backend, p, m, flush, with_lse=F
     training = mode != "fwd"
     dt = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[p["dtype"]]
     B, H, Hkv, Tq, Tk, D = p["B"], p["H"], p["H_kv"], p["T_q"], p["T_k"], p["D"]
+    Dv = head_dim_v(p)  # V, O and dO: D_v wide where the case gives them their own
     gen = torch.Generator(device="cuda").manual_seed(int(m.get("seed", 42)))
     torch.cuda.empty_cache()
     torch.cuda.reset_peak_memory_stats()
     base = torch.cuda.memory_allocated()
     q = torch.randn(B, H, Tq, D, device="cuda", dtype=dt, generator=gen)
     k = torch.randn(B, Hkv, Tk, D, device="cuda", dtype=dt, generator=gen)
-    v = torch.randn(B, Hkv, Tk, D, device="cuda", dtype=dt, generator=gen)
-    d_o = torch.randn(B, H, Tq, D, device="cuda", dtype=dt, generator=gen) if training else None
+    v = torch.randn(B, Hkv, Tk, Dv, device="cuda", dtype=dt, generator=gen)
+    d_o = torch.randn(B, H, Tq, Dv, device="cuda", dtype=dt, generator=gen) if training else None
     if with_lse or training:
         # As a training forward: torch's SDPA computes the logsumexp (for the backward) only
         # when an input requires grad and grad mode is on.
