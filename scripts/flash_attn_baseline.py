@@ -34,7 +34,7 @@ with no package index, scripts/gpu/fa4_wheels.sh brings the wheels (docs/peers.m
 import argparse, os, sys, time
 
 from peer_harness import (MODES, SPIN_CYCLES, case_record, die as harness_die, head_dim_v,
-                          l2_flush_buffer, plan_shapes, report, time_samples, verify,
+                          l2_flush_buffer, mode_step, plan_shapes, report, time_samples, verify,
                           verify_grads, verify_sequences, write_results)
 
 BACKEND = "fa4"
@@ -117,17 +117,8 @@ def run_case(torch, fa, p, m, flush):
     io = torch.cuda.memory_allocated() - base
     causal = p["causal"]
     fwd = lambda: output_of(fa.flash_attn_func(q, k, v, causal=causal))
-    saved = {}  # bwd: the forward whose graph every timed backward reuses
-
-    def step():
-        if mode == "fwd":
-            return fwd(), None
-        if mode == "fwd_bwd":
-            out = fwd()
-            return out, torch.autograd.grad(out, (q, k, v), d_o)
-        if "out" not in saved:
-            saved["out"] = fwd()
-        return saved["out"], torch.autograd.grad(saved["out"], (q, k, v), d_o, retain_graph=True)
+    grads = lambda out, keep: torch.autograd.grad(out, (q, k, v), d_o, retain_graph=keep)
+    step, saved = mode_step(mode, fwd, grads)  # saved: the forward a bwd case reuses
 
     def verify_first(res):
         out, g = res

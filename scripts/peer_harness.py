@@ -225,6 +225,26 @@ def with_mode(c, mode):
 
 
 
+def mode_step(mode, fwd, grads):
+    """The timed region of a case's mode, as a function returning (output, gradients or None),
+    and the dict that keeps the forward a `bwd` case's backward reuses (the caller fills it once,
+    untimed, and clears it). fwd() runs the forward; grads(out, keep) the backward of out
+    (keep: retain the graph for the next sample)."""
+    saved = {}
+
+    def step():
+        if mode == "fwd":
+            return fwd(), None
+        if mode == "fwd_bwd":
+            out = fwd()
+            return out, grads(out, False)
+        if "out" not in saved:
+            saved["out"] = fwd()
+        return saved["out"], grads(saved["out"], True)
+
+    return step, saved
+
+
 def case_flops(p):
     """fa2bench's FLOPs of a case: useful ones for a variable-length batch, times the mode's."""
     if "lengths" in p:

@@ -47,7 +47,7 @@ max_abs_err_dq/dk/dv (and mean, rel) beside the forward's errors.
 import argparse, os, sys, time
 
 from peer_harness import (MODES, case_record, die as harness_die, head_dim_v, l2_flush_buffer,
-                          plan_shapes, report, time_samples, verify, verify_grads,
+                          mode_step, plan_shapes, report, time_samples, verify, verify_grads,
                           verify_sequences, write_results)
 
 SDPA_NAMES = {"flash": "FLASH_ATTENTION", "cudnn": "CUDNN_ATTENTION",
@@ -189,18 +189,7 @@ def run_case(torch, F, sdpa_kernel, SDPBackend, backend, p, m, flush, with_lse=F
         with sdpa_kernel([backend_enum]):
             return torch.autograd.grad(out, (q, k, v), d_o, retain_graph=keep)
 
-    saved = {}  # bwd: the forward whose graph every timed backward reuses
-
-    def step():
-        """The timed region of the case's mode; returns what the first run verifies."""
-        if mode == "fwd":
-            return fwd(), None
-        if mode == "fwd_bwd":
-            out = fwd()
-            return out, grads(out, False)
-        if "out" not in saved:
-            saved["out"] = fwd()
-        return saved["out"], grads(saved["out"], True)
+    step, saved = mode_step(mode, fwd, grads)  # saved: the forward a bwd case reuses
 
     result = {"status": "ok", "reason": ""}
     # Grad mode with --with-lse (each output keeps its autograd graph until it is dropped, right
