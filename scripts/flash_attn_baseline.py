@@ -230,8 +230,8 @@ def main():
     if not torch.cuda.is_available():
         die("no CUDA GPU visible to PyTorch", 3)
 
-    shapes = plan_shapes(args.fa2bench, args.config, "flash_attn_baseline", None, args.filter,
-                         args.mode)
+    shapes, config_sha256 = plan_shapes(args.fa2bench, args.config, "flash_attn_baseline", None,
+                                        args.filter, args.mode)
     flush = l2_flush_buffer(torch)
     cases, t_start = [], time.time()
     for i, c in enumerate(shapes):
@@ -243,7 +243,8 @@ def main():
         report(case, r)
         cases.append(case)
     write_results(torch, args.out, args.config,
-                  {"name": "flash_attn_baseline.py", "flash_attn": fa_version}, cases, t_start)
+                  {"name": "flash_attn_baseline.py", "flash_attn": fa_version}, cases, t_start,
+                  config_sha256)
 
 
 if __name__ == "__main__":

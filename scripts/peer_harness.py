@@ -278,8 +278,9 @@ def case_record(c, name, r, backend_info):
 
 
 def plan_shapes(fa2bench, config, who, only_shapes_of=None, id_filter=None, mode=None):
-    """The config's distinct shapes (one plan case each), as `fa2bench plan` expands them;
-    `mode` re-labels every case (with_mode)."""
+    """The config's distinct shapes (one plan case each), as `fa2bench plan` expands them
+    (`mode` re-labels every case: with_mode), and the config's sha256 as fa2bench's results
+    record it (None from an fa2bench that does not say)."""
     plan = expand_cases(fa2bench, config, who)
     shapes, seen = [], set()
     for c in plan["cases"]:
@@ -292,7 +293,7 @@ def plan_shapes(fa2bench, config, who, only_shapes_of=None, id_filter=None, mode
         key = json.dumps(c["params"], sort_keys=True)
         if key not in seen:
             seen.add(key); shapes.append(c)
-    return shapes
+    return shapes, plan.get("config_sha256")
 
 
 def l2_flush_buffer(torch):
@@ -302,11 +303,13 @@ def l2_flush_buffer(torch):
                        device="cuda")
 
 
-def write_results(torch, path, config, tool, cases, t_start):
-    """The results file (fa2bench/results/1) of a peer run, written atomically."""
+def write_results(torch, path, config, tool, cases, t_start, config_sha256=None):
+    """The results file (fa2bench/results/1) of a peer run, written atomically. config_sha256:
+    the plan's (fa2bench's canonical hash, so compare sees one config); else the file's bytes'."""
     props = torch.cuda.get_device_properties(0)
-    with open(config, "rb") as f:
-        cfg_bytes = f.read()
+    if not config_sha256:
+        with open(config, "rb") as f:
+            config_sha256 = hashlib.sha256(f.read()).hexdigest()
     free, total_mem = torch.cuda.mem_get_info()
     out = {"schema": "fa2bench/results/1",
            "tool": dict({"version": "0.1.0", "git": "", "build": "", "torch": torch.__version__},
@@ -318,8 +321,7 @@ def write_results(torch, path, config, tool, cases, t_start):
                       "cuda_runtime": torch.version.cuda,
                       "cudnn": str(torch.backends.cudnn.version())},
            "target": "cuda",
-           "config": {"path": config, "sha256": hashlib.sha256(cfg_bytes).hexdigest(),
-                      "echo": {}},
+           "config": {"path": config, "sha256": config_sha256, "echo": {}},
            "checks": [], "cases": cases, "interrupted": False, "wall_s": time.time() - t_start}
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = path + ".tmp"

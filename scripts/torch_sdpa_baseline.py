@@ -255,8 +255,8 @@ def main():
     if not torch.cuda.is_available():
         die("no CUDA GPU visible to PyTorch", 3)
 
-    shapes = plan_shapes(args.fa2bench, args.config, "torch_sdpa_baseline",
-                         args.only_shapes_of, args.filter, args.mode)
+    shapes, config_sha256 = plan_shapes(args.fa2bench, args.config, "torch_sdpa_baseline",
+                                        args.only_shapes_of, args.filter, args.mode)
     flush = l2_flush_buffer(torch)
     cases, t_start = [], time.time()
     total = len(shapes) * len(backends)
@@ -292,7 +292,8 @@ def main():
             report(case, r)
             cases.append(case)
     write_results(torch, args.out, args.config,
-                  {"name": "torch_sdpa_baseline.py", "torch_lse": args.with_lse}, cases, t_start)
+                  {"name": "torch_sdpa_baseline.py", "torch_lse": args.with_lse}, cases, t_start,
+                  config_sha256)
 
 
 if __name__ == "__main__":
