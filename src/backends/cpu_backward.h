@@ -20,15 +20,16 @@ void row_sums_do_o(const AttnBwdParams& p, float* di, int threads);
 void naive_backward(const AttnBwdParams& p, const void* saved_p, float* ds, float* di, int threads);
 
 // Floats of one thread's scratch in flash_backward (tiles of Q, dO, K, V, P, dS and two
-// accumulators), rounded up to a cache line.
-std::int64_t flash_backward_scratch_floats(int D);
+// accumulators), rounded up to a cache line; D is the head dim of Q and K, Dv that of V and
+// dO (attn_dv()).
+std::int64_t flash_backward_scratch_floats(int D, int Dv);
 // cpu-flash's FlashAttention-2 backward: P is recomputed tile by tile from Q, K and the saved
 // LSE (no T_q x T_k buffer). One pass over key tiles accumulates dK and dV (every query head
 // of the KV head's group, every query tile that can see the keys); a second pass over query
 // tiles accumulates dQ, so no two threads write one row and no atomics are needed. P and dS
 // enter the products rounded to the input dtype, as a GPU kernel's tensor-core operands do.
 // Thread t uses the `stride` floats at scratch + t * stride (stride >=
-// flash_backward_scratch_floats(D)).
+// flash_backward_scratch_floats(D, Dv)).
 void flash_backward(const AttnBwdParams& p, float* di, float* scratch, std::int64_t stride,
                     int threads);
 

@@ -70,7 +70,8 @@ Support check_case(const Case& c) {
   }
   // AttnParams holds B, H, T and D as int.
   constexpr std::int64_t kIntMax = 0x7fffffff;
-  if (c.B > kIntMax || c.H > kIntMax || c.T_q > kIntMax || c.T_k > kIntMax || c.D > kIntMax) {
+  if (c.B > kIntMax || c.H > kIntMax || c.T_q > kIntMax || c.T_k > kIntMax || c.D > kIntMax ||
+      c.Dv() > kIntMax) {
     return Support::no("a dimension does not fit in int");
   }
   return Support::yes();

@@ -28,9 +28,9 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 // Floats of one thread's scratch: Q tile, O accumulator, K tile, V tile (all float32 copies,
 // converted once per tile), the S/P tile and the m, l vectors; rounded up to 64 bytes so
-// threads never share a cache line.
-std::int64_t scratch_floats(int D) {
-  const std::int64_t n = 2LL * kBr * D + 2LL * kBc * D + kBr * kBc + 2 * kBr;
+// threads never share a cache line. Q and K are D wide, V and the O accumulator Dv wide.
+std::int64_t scratch_floats(int D, int Dv) {
+  const std::int64_t n = 1LL * kBr * (D + Dv) + 1LL * kBc * (D + Dv) + kBr * kBc + 2 * kBr;
   return (n + 15) / 16 * 16;
 }
 
@@ -39,10 +39,11 @@ std::int64_t scratch_floats(int D) {
 CpuFlashScratch cpu_flash_scratch(const Case& c, int threads) {
   // No more scratch than there are work items: small cases on many cores stay small.
   std::int64_t items = c.B * c.H * ((c.T_q + kBr - 1) / kBr);
-  std::int64_t per_thread = scratch_floats(static_cast<int>(c.D));
+  const int D = static_cast<int>(c.D), Dv = static_cast<int>(c.Dv());
+  std::int64_t per_thread = scratch_floats(D, Dv);
   if (runs_backward(c.mode)) {  // the backward's key-tile pass has its own items, larger tiles
     items = std::max<std::int64_t>(items, c.B * c.H_kv * ((c.T_k + kBc - 1) / kBc));
-    per_thread = std::max(per_thread, cpu::flash_backward_scratch_floats(static_cast<int>(c.D)));
+    per_thread = std::max(per_thread, cpu::flash_backward_scratch_floats(D, Dv));
   }
   CpuFlashScratch out;
   out.threads = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(threads, items)));
@@ -63,6 +64,7 @@ class CpuFlashBackend final : public Backend {
     const CpuFlashScratch plan = cpu_flash_scratch(c, cpu::thread_count());
     threads_ = plan.threads;
     D_ = p.D;
+    Dv_ = attn_dv(p);
     per_thread_ = plan.per_thread_floats;
     const auto bytes = static_cast<std::size_t>(plan.bytes());
     const bool backward = runs_backward(c.mode);
@@ -77,7 +79,8 @@ class CpuFlashBackend final : public Backend {
   }
 
   void run(const AttnParams& batch, void*) override {
-    if (scratch_.get() == nullptr || batch.D != D_) {
+    // The scratch was carved for prepare()'s head dims.
+    if (scratch_.get() == nullptr || batch.D != D_ || attn_dv(batch) != Dv_) {
       throw std::logic_error("cpu-flash: run() without a matching prepare()");
     }
     const AttnParams p = varlen_.apply(batch);
@@ -93,7 +96,8 @@ class CpuFlashBackend final : public Backend {
   }
 
   void run_backward(const AttnBwdParams& p, void*) override {
-    if (scratch_.get() == nullptr || di_.get() == nullptr || p.fwd.D != D_) {
+    if (scratch_.get() == nullptr || di_.get() == nullptr || p.fwd.D != D_ ||
+        attn_dv(p.fwd) != Dv_) {
       throw std::logic_error("cpu-flash: run_backward() without a training-mode prepare()");
     }
     cpu::flash_backward(p, di_.as<float>(), scratch_.as<float>(), per_thread_, threads_);
@@ -126,7 +130,7 @@ class CpuFlashBackend final : public Backend {
                        float* scratch);
 
   int threads_ = 1;
-  int D_ = 0;
+  int D_ = 0, Dv_ = 0;
   std::int64_t per_thread_ = 0;  // floats of one thread's scratch
   TrackedBuffer scratch_, di_;
   cpu::VarlenArrays varlen_;
@@ -135,22 +139,23 @@ class CpuFlashBackend final : public Backend {
 void CpuFlashBackend::run_tile(const AttnParams& p, int b, int h, std::int64_t i0, float* lse_row,
                                float* scratch) {
   const int D = p.D;
+  const int Dv = attn_dv(p);  // V and O; Q and K are D wide
   const int rows = static_cast<int>(std::min<std::int64_t>(kBr, p.T_q - i0));
   const int hk = cpu::kv_head(p, h);
-  float* q = scratch;         // [rows][D]
-  float* acc = q + kBr * D;   // [rows][D]
-  float* kt = acc + kBr * D;  // [keys][D]
-  float* vt = kt + kBc * D;   // [keys][D]
-  float* s = vt + kBc * D;    // [rows][kBc]
-  float* m = s + kBr * kBc;   // [rows]
-  float* l = m + kBr;         // [rows]
+  float* q = scratch;          // [rows][D]
+  float* acc = q + kBr * D;    // [rows][Dv]
+  float* kt = acc + kBr * Dv;  // [keys][D]
+  float* vt = kt + kBc * D;    // [keys][Dv]
+  float* s = vt + kBc * Dv;    // [rows][kBc]
+  float* m = s + kBr * kBc;    // [rows]
+  float* l = m + kBr;          // [rows]
 
   for (int r = 0; r < rows; ++r) {
     cpu::load_row(p.q, cpu::q_offset(p, b, h, i0 + r), D, p.dtype, q + r * D);
     m[r] = kNegInf;
     l[r] = 0.0f;
   }
-  std::fill(acc, acc + rows * D, 0.0f);
+  std::fill(acc, acc + rows * Dv, 0.0f);
 
   // Keys from the first row's first visible one to the last row's last one; key tiles outside
   // are skipped entirely (a small window makes a row tile's cost independent of T_k).
@@ -160,7 +165,7 @@ void CpuFlashBackend::run_tile(const AttnParams& p, int b, int h, std::int64_t i
     const int keys = static_cast<int>(std::min<std::int64_t>(kBc, p.T_k - j0));
     for (int c = 0; c < keys; ++c) {
       cpu::load_row(p.k, cpu::k_offset(p, b, hk, j0 + c), D, p.dtype, kt + c * D);
-      cpu::load_row(p.v, cpu::v_offset(p, b, hk, j0 + c), D, p.dtype, vt + c * D);
+      cpu::load_row(p.v, cpu::v_offset(p, b, hk, j0 + c), Dv, p.dtype, vt + c * Dv);
     }
     cpu::scores_tile(q, D, rows, kt, D, keys, D, p.scale, s, kBc);
     // Only tiles crossing a bound of the mask need masking: the first row's last visible key
@@ -191,24 +196,24 @@ void CpuFlashBackend::run_tile(const AttnParams& p, int b, int h, std::int64_t i
       l[r] = l[r] * alpha + sum;
       m[r] = m_new;
       if (alpha != 1.0f) {
-        float* ar = acc + r * D;
-        for (int d = 0; d < D; ++d) ar[d] *= alpha;
+        float* ar = acc + r * Dv;
+        for (int d = 0; d < Dv; ++d) ar[d] *= alpha;
       }
     }
-    cpu::accumulate_pv(s, kBc, rows, vt, D, keys, D, acc, D);
+    cpu::accumulate_pv(s, kBc, rows, vt, Dv, keys, Dv, acc, Dv);
   }
 
   for (int r = 0; r < rows; ++r) {
-    float* ar = acc + r * D;
+    float* ar = acc + r * Dv;
     float lse = kNegInf;
     if (l[r] != 0.0f) {  // NaN inputs make l NaN, and O NaN with it
       const float inv = 1.0f / l[r];
-      for (int d = 0; d < D; ++d) ar[d] *= inv;
+      for (int d = 0; d < Dv; ++d) ar[d] *= inv;
       lse = m[r] + std::log(l[r]);
     } else {  // a row that sees no key: zeros (acc is still 0), LSE -inf
-      std::fill(ar, ar + D, 0.0f);
+      std::fill(ar, ar + Dv, 0.0f);
     }
-    cpu::store_row(p.o, cpu::o_offset(p, b, h, i0 + r), D, p.dtype, ar);
+    cpu::store_row(p.o, cpu::o_offset(p, b, h, i0 + r), Dv, p.dtype, ar);
     if (lse_row != nullptr) lse_row[i0 + r] = lse;
   }
 }

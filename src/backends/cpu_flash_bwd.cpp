@@ -14,39 +14,42 @@ constexpr int kBr = 64;  // query rows per tile
 constexpr int kBc = 64;  // keys per tile
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
-// One thread's tiles, carved out of its slice of the scratch buffer.
+// One thread's tiles, carved out of its slice of the scratch buffer. Q, K and dK are D wide;
+// dO, V and dV are Dv = attn_dv() wide (they differ in split-head-dim cases).
 struct Tiles {
   float* q;      // [kBr][D]
-  float* d_o;    // [kBr][D]
+  float* d_o;    // [kBr][Dv]
   float* k;      // [kBc][D]
-  float* v;      // [kBc][D]
+  float* v;      // [kBc][Dv]
   float* p;      // [kBr][kBc]: S, then P (rounded to the input dtype)
   float* ds;     // [kBr][kBc]: dP, then dS (rounded to the input dtype)
   float* p_t;    // [kBc][kBr]: P transposed
   float* ds_t;   // [kBc][kBr]: dS transposed
   float* acc_a;  // [max(kBr, kBc)][D]: dK or dQ
-  float* acc_b;  // [kBc][D]: dV
+  float* acc_b;  // [kBc][Dv]: dV
   float* lse;    // [kBr]
   float* di;     // [kBr]
 };
 
-std::int64_t tile_floats(int D) {
-  return 4LL * kBr * D + 4LL * kBc * D + 4LL * kBr * kBc + 2LL * kBr;
+// Generous (the D-wide and Dv-wide terms each count two tiles of both heights), and with
+// Dv == D the same count as before split head dims existed.
+std::int64_t tile_floats(int D, int Dv) {
+  return 2LL * kBr * (D + Dv) + 2LL * kBc * (D + Dv) + 4LL * kBr * kBc + 2LL * kBr;
 }
 
-Tiles carve(float* s, int D) {
+Tiles carve(float* s, int D, int Dv) {
   Tiles t{};
   t.q = s;
   t.d_o = t.q + kBr * D;
-  t.k = t.d_o + kBr * D;
+  t.k = t.d_o + kBr * Dv;
   t.v = t.k + kBc * D;
-  t.p = t.v + kBc * D;
+  t.p = t.v + kBc * Dv;
   t.ds = t.p + kBr * kBc;
   t.p_t = t.ds + kBr * kBc;
   t.ds_t = t.p_t + kBc * kBr;
   t.acc_a = t.ds_t + kBc * kBr;
   t.acc_b = t.acc_a + std::max(kBr, kBc) * D;
-  t.lse = t.acc_b + kBc * D;
+  t.lse = t.acc_b + kBc * Dv;
   t.di = t.lse + kBr;
   return t;
 }
@@ -54,19 +57,21 @@ Tiles carve(float* s, int D) {
 void load_query_tile(const AttnBwdParams& bp, const float* di, int b, int h, std::int64_t i0,
                      int rows, Tiles& t) {
   const AttnParams& p = bp.fwd;
+  const int Dv = attn_dv(p);
   const std::int64_t row0 = (static_cast<std::int64_t>(b) * p.H + h) * p.T_q + i0;
   for (int r = 0; r < rows; ++r) {
     load_row(p.q, q_offset(p, b, h, i0 + r), p.D, p.dtype, t.q + r * p.D);
-    load_row(bp.d_o, o_offset(p, b, h, i0 + r), p.D, p.dtype, t.d_o + r * p.D);
+    load_row(bp.d_o, o_offset(p, b, h, i0 + r), Dv, p.dtype, t.d_o + r * Dv);
     t.lse[r] = p.lse[row0 + r];
     t.di[r] = di[row0 + r];
   }
 }
 
 void load_key_tile(const AttnParams& p, int b, int hk, std::int64_t j0, int keys, Tiles& t) {
+  const int Dv = attn_dv(p);
   for (int c = 0; c < keys; ++c) {
     load_row(p.k, k_offset(p, b, hk, j0 + c), p.D, p.dtype, t.k + c * p.D);
-    load_row(p.v, v_offset(p, b, hk, j0 + c), p.D, p.dtype, t.v + c * p.D);
+    load_row(p.v, v_offset(p, b, hk, j0 + c), Dv, p.dtype, t.v + c * Dv);
   }
 }
 
@@ -75,8 +80,9 @@ void load_key_tile(const AttnParams& p, int b, int hk, std::int64_t j0, int keys
 void tile_grads(const AttnParams& p, std::int64_t i0, int rows, std::int64_t j0, int keys,
                 Tiles& t) {
   const int D = p.D;
+  const int Dv = attn_dv(p);
   scores_tile(t.q, D, rows, t.k, D, keys, D, p.scale, t.p, kBc);
-  scores_tile(t.d_o, D, rows, t.v, D, keys, D, 1.0f, t.ds, kBc);
+  scores_tile(t.d_o, Dv, rows, t.v, Dv, keys, Dv, 1.0f, t.ds, kBc);  // dP = dO V^T, over Dv
   for (int r = 0; r < rows; ++r) {
     float* pr = t.p + r * kBc;
     float* dsr = t.ds + r * kBc;
@@ -99,11 +105,12 @@ void tile_grads(const AttnParams& p, std::int64_t i0, int rows, std::int64_t j0,
 void key_tile(const AttnBwdParams& bp, const float* di, int b, int hk, std::int64_t j0, Tiles& t) {
   const AttnParams& p = bp.fwd;
   const int D = p.D;
+  const int Dv = attn_dv(p);
   const int keys = static_cast<int>(std::min<std::int64_t>(kBc, p.T_k - j0));
   const int group = p.H / p.H_kv;
   load_key_tile(p, b, hk, j0, keys, t);
   std::fill(t.acc_a, t.acc_a + keys * D, 0.0f);
-  std::fill(t.acc_b, t.acc_b + keys * D, 0.0f);
+  std::fill(t.acc_b, t.acc_b + keys * Dv, 0.0f);
   // Rows from the first that sees key j0 to the last that sees the tile's last key: query
   // tiles outside are skipped (above the causal diagonal, past a sliding window).
   const std::int64_t first_row = first_row_seeing(p, j0);
@@ -119,7 +126,7 @@ void key_tile(const AttnBwdParams& bp, const float* di, int b, int hk, std::int6
           t.ds_t[c * kBr + r] = t.ds[r * kBc + c];
         }
       }
-      accumulate_pv(t.p_t, kBr, keys, t.d_o, D, rows, D, t.acc_b, D);
+      accumulate_pv(t.p_t, kBr, keys, t.d_o, Dv, rows, Dv, t.acc_b, Dv);
       accumulate_pv(t.ds_t, kBr, keys, t.q, D, rows, D, t.acc_a, D);
     }
   }
@@ -127,7 +134,7 @@ void key_tile(const AttnBwdParams& bp, const float* di, int b, int hk, std::int6
     float* kr = t.acc_a + c * D;
     for (int d = 0; d < D; ++d) kr[d] *= p.scale;
     store_row(bp.d_k, k_offset(p, b, hk, j0 + c), D, p.dtype, kr);
-    store_row(bp.d_v, v_offset(p, b, hk, j0 + c), D, p.dtype, t.acc_b + c * D);
+    store_row(bp.d_v, v_offset(p, b, hk, j0 + c), Dv, p.dtype, t.acc_b + c * Dv);
   }
 }
 
@@ -156,8 +163,8 @@ void query_tile(const AttnBwdParams& bp, const float* di, int b, int h, std::int
 
 }  // namespace
 
-std::int64_t flash_backward_scratch_floats(int D) {
-  return (tile_floats(D) + 15) / 16 * 16;
+std::int64_t flash_backward_scratch_floats(int D, int Dv) {
+  return (tile_floats(D, Dv) + 15) / 16 * 16;
 }
 
 void flash_backward(const AttnBwdParams& bp, float* di, float* scratch, std::int64_t stride,
@@ -167,7 +174,7 @@ void flash_backward(const AttnBwdParams& bp, float* di, float* scratch, std::int
   const std::int64_t k_tiles = (p.T_k + kBc - 1) / kBc;
   const std::int64_t kv_heads = static_cast<std::int64_t>(p.B) * p.H_kv;
   parallel_for(threads, k_tiles * kv_heads, [&](int th, std::int64_t item) {
-    Tiles t = carve(scratch + th * stride, p.D);
+    Tiles t = carve(scratch + th * stride, p.D, attn_dv(p));
     // Early key tiles are seen by the most query rows under causal masking: start them first.
     const std::int64_t bhk = item % kv_heads;
     key_tile(bp, di, static_cast<int>(bhk / p.H_kv), static_cast<int>(bhk % p.H_kv),
@@ -176,7 +183,7 @@ void flash_backward(const AttnBwdParams& bp, float* di, float* scratch, std::int
   const std::int64_t q_tiles = (p.T_q + kBr - 1) / kBr;
   const std::int64_t heads = static_cast<std::int64_t>(p.B) * p.H;
   parallel_for(threads, q_tiles * heads, [&](int th, std::int64_t item) {
-    Tiles t = carve(scratch + th * stride, p.D);
+    Tiles t = carve(scratch + th * stride, p.D, attn_dv(p));
     // Late query tiles see the most keys under causal masking: start them first.
     const std::int64_t bh = item % heads;
     query_tile(bp, di, static_cast<int>(bh / p.H), static_cast<int>(bh % p.H),

@@ -180,9 +180,10 @@ void CpuNaiveBackend::softmax(const AttnParams& p, float* lse_out, std::int64_t 
   });
 }
 
-// Phase 3: one item per (b, h, block of kRows query rows); O accumulates in float32.
+// Phase 3: one item per (b, h, block of kRows query rows); O accumulates in float32. O and V
+// are D_v wide (attn_dv), which may differ from the D of Q and K.
 void CpuNaiveBackend::compute_output(const AttnParams& p, int threads) {
-  const int D = p.D;
+  const int D = attn_dv(p);
   const std::int64_t blocks = (p.T_q + kRows - 1) / kRows;
   std::vector<std::vector<float>> scratch(static_cast<std::size_t>(threads));
   cpu::parallel_for(

@@ -18,7 +18,8 @@ constexpr int kKeys = 64;  // keys per work item / converted tile
 void softmax_grad(const AttnBwdParams& bp, const void* saved_p, float* ds, const float* di,
                   int threads) {
   const AttnParams& p = bp.fwd;
-  const int D = p.D;
+  // dO and V are D_v wide (attn_dv): dP = dO V^T contracts over D_v, not Q's and K's D.
+  const int D = attn_dv(p);
   const std::int64_t blocks = (p.T_q + kRows - 1) / kRows;
   std::vector<std::vector<float>> scratch(static_cast<std::size_t>(threads));
   parallel_for(threads, static_cast<std::int64_t>(p.B) * p.H * blocks,
@@ -91,21 +92,21 @@ void grad_q(const AttnBwdParams& bp, const float* ds, int threads) {
 void grad_kv(const AttnBwdParams& bp, const void* saved_p, const float* ds, int threads) {
   const AttnParams& p = bp.fwd;
   const int D = p.D;
+  const int Dv = attn_dv(p);  // dV and dO: V's head dim; dK and Q: D
   const int group = p.H / p.H_kv;
   const std::int64_t blocks = (p.T_k + kKeys - 1) / kKeys;
   std::vector<std::vector<float>> scratch(static_cast<std::size_t>(threads));
   parallel_for(threads, static_cast<std::int64_t>(p.B) * p.H_kv * blocks,
                [&](int t, std::int64_t item) {
                  std::vector<float>& buf = scratch[static_cast<std::size_t>(t)];
-                 buf.assign(2 * static_cast<std::size_t>(kKeys) * D +
-                                2 * static_cast<std::size_t>(kRows) * D +
+                 buf.assign(static_cast<std::size_t>(kKeys + kRows) * (D + Dv) +
                                 2 * static_cast<std::size_t>(kKeys) * kRows + kKeys,
                             0.0f);
                  float* acc_k = buf.data();          // [keys][D]
-                 float* acc_v = acc_k + kKeys * D;   // [keys][D]
-                 float* q = acc_v + kKeys * D;       // [rows][D]
-                 float* d_o = q + kRows * D;         // [rows][D]
-                 float* ds_t = d_o + kRows * D;      // [keys][rows]
+                 float* acc_v = acc_k + kKeys * D;   // [keys][Dv]
+                 float* q = acc_v + kKeys * Dv;      // [rows][D]
+                 float* d_o = q + kRows * D;         // [rows][Dv]
+                 float* ds_t = d_o + kRows * Dv;     // [keys][rows]
                  float* p_t = ds_t + kKeys * kRows;  // [keys][rows]
                  float* pr = p_t + kKeys * kRows;    // [keys]: one row of P
                  const std::int64_t bhk = item / blocks;
@@ -118,7 +119,7 @@ void grad_kv(const AttnBwdParams& bp, const void* saved_p, const float* ds, int 
                      const int rows = static_cast<int>(std::min<std::int64_t>(kRows, p.T_q - i0));
                      for (int r = 0; r < rows; ++r) {
                        load_row(p.q, q_offset(p, b, h, i0 + r), D, p.dtype, q + r * D);
-                       load_row(bp.d_o, o_offset(p, b, h, i0 + r), D, p.dtype, d_o + r * D);
+                       load_row(bp.d_o, o_offset(p, b, h, i0 + r), Dv, p.dtype, d_o + r * Dv);
                        const std::int64_t row = bh * p.T_q + i0 + r;
                        load_row(saved_p, row * p.T_k + j0, keys, p.dtype, pr);
                        const float* dsr = ds + row * p.T_k + j0;
@@ -127,7 +128,7 @@ void grad_kv(const AttnBwdParams& bp, const void* saved_p, const float* ds, int 
                          ds_t[c * kRows + r] = dsr[c];
                        }
                      }
-                     accumulate_pv(p_t, kRows, keys, d_o, D, rows, D, acc_v, D);
+                     accumulate_pv(p_t, kRows, keys, d_o, Dv, rows, Dv, acc_v, Dv);
                      accumulate_pv(ds_t, kRows, keys, q, D, rows, D, acc_k, D);
                    }
                  }
@@ -135,7 +136,7 @@ void grad_kv(const AttnBwdParams& bp, const void* saved_p, const float* ds, int 
                    float* kr = acc_k + c * D;
                    for (int d = 0; d < D; ++d) kr[d] *= p.scale;
                    store_row(bp.d_k, k_offset(p, b, hk, j0 + c), D, p.dtype, kr);
-                   store_row(bp.d_v, v_offset(p, b, hk, j0 + c), D, p.dtype, acc_v + c * D);
+                   store_row(bp.d_v, v_offset(p, b, hk, j0 + c), Dv, p.dtype, acc_v + c * Dv);
                  }
                });
 }

@@ -15,10 +15,11 @@ void VarlenArrays::prepare(const Case& c, MemoryTracker& tracker) {
 }
 
 void write_padding_rows(const AttnParams& p, int b) {
-  const std::vector<float> zeros(static_cast<std::size_t>(p.D), 0.0f);
+  // O rows are V's head dim wide (attn_dv), not Q's.
+  const std::vector<float> zeros(static_cast<std::size_t>(attn_dv(p)), 0.0f);
   for (int h = 0; h < p.H; ++h) {
     for (std::int64_t t = sequence_length_q(p, b); t < p.T_q; ++t) {
-      store_row(p.o, o_offset(p, b, h, t), p.D, p.dtype, zeros.data());
+      store_row(p.o, o_offset(p, b, h, t), attn_dv(p), p.dtype, zeros.data());
       if (p.lse != nullptr) {
         p.lse[(static_cast<std::int64_t>(b) * p.H + h) * p.T_q + t] =
             -std::numeric_limits<float>::infinity();

@@ -84,7 +84,9 @@ std::string dump_case(const std::string& dir, std::int64_t max_bytes, const Case
          "is k[page_table[b, j // page_size], j % page_size]"}};
   }
   const auto n = static_cast<std::int64_t>(rows.size());
-  write_npy((out / "ref_o.npy").string(), "<f8", {n, c.D}, ref.data(), ref.size() * sizeof(double));
+  // O rows are D_v wide (V's head dim), which differs from D in split-head-dim cases.
+  write_npy((out / "ref_o.npy").string(), "<f8", {n, c.Dv()}, ref.data(),
+            ref.size() * sizeof(double));
   write_npy((out / "ref_lse.npy").string(), "<f8", {n}, ref_lse.data(),
             ref_lse.size() * sizeof(double));
   std::vector<std::int64_t> idx;
@@ -105,7 +107,7 @@ std::string dump_case(const std::string& dir, std::int64_t max_bytes, const Case
       {"inputs", to_string(c.measure.inputs)},
       {"tensors", tensors},
       {"reference",
-       {{"ref_o", {{"file", "ref_o.npy"}, {"shape", {n, c.D}}, {"npy_dtype", "<f8"}}},
+       {{"ref_o", {{"file", "ref_o.npy"}, {"shape", {n, c.Dv()}}, {"npy_dtype", "<f8"}}},
         {"ref_lse", {{"file", "ref_lse.npy"}, {"shape", {n}}, {"npy_dtype", "<f8"}}},
         {"rows",
          {{"file", "rows.npy"},

@@ -38,7 +38,8 @@ double ms_since(Clock::time_point start) {
 
 // The case's tensors, owned through the platform's tracker. The training modes add dO (like
 // O) and the gradients dQ, dK, dV (like Q, K, V). A paged case's k and v are its page pools
-// (kd and vd still describe the logical tensors) and page_table its int32 table.
+// (kd and vd still describe the logical tensors) and page_table its int32 table. Q and K are
+// D wide; V and O (so dO and dV) c.Dv() wide, which differs in split-head-dim cases.
 struct CaseTensors {
   TrackedBuffer q, k, v, o, lse, page_table;
   TrackedBuffer d_o, dq, dk, dv;
@@ -46,9 +47,10 @@ struct CaseTensors {
 };
 
 // A packed batch's tensors are one batch of all its tokens (core/seq_lengths.h's TokenLayout).
-TensorDesc describe(const Case& c, std::int64_t heads, const TokenLayout& tokens) {
+TensorDesc describe(const Case& c, std::int64_t heads, const TokenLayout& tokens,
+                    std::int64_t width) {
   return {static_cast<int>(tokens.batches), static_cast<int>(heads), static_cast<int>(tokens.rows),
-          static_cast<int>(c.D), tensor_strides(c.layout, heads, tokens.rows, c.D)};
+          static_cast<int>(width), tensor_strides(c.layout, heads, tokens.rows, width)};
 }
 
 std::size_t tensor_bytes(const Case& c, const TensorDesc& t) {
@@ -57,10 +59,10 @@ std::size_t tensor_bytes(const Case& c, const TensorDesc& t) {
 
 CaseTensors allocate(const Case& c, MemoryTracker& tracker) {
   CaseTensors t;
-  t.qd = describe(c, c.H, query_layout(c));
-  t.kd = describe(c, c.H_kv, key_layout(c));
-  t.vd = t.kd;
-  t.od = t.qd;
+  t.qd = describe(c, c.H, query_layout(c), c.D);
+  t.kd = describe(c, c.H_kv, key_layout(c), c.D);
+  t.vd = describe(c, c.H_kv, key_layout(c), c.Dv());
+  t.od = describe(c, c.H, query_layout(c), c.Dv());
   t.q = TrackedBuffer(tracker, tensor_bytes(c, t.qd), "Q");
   if (c.paged()) {
     const auto pool = static_cast<std::size_t>(page_pool_bytes(c));
@@ -400,6 +402,8 @@ void verify_and_dump(const Case& c, const CaseTensors& t, const std::function<vo
   vt.page_table = t.page_table.as<std::int32_t>();
   vt.qd = t.qd;
   vt.kd = t.kd;
+  vt.vd = t.vd;
+  vt.od = t.od;
   VerifyData vd;
   r.accuracy = verify_output(c, vt, platform, vd, dump != nullptr);
   if (runs_backward(c.mode)) verify_gradients(c, vt, vd.rows, platform, r.accuracy);

@@ -33,23 +33,39 @@ float to_float(const void* base, std::int64_t i, DType dt) {
   return dt == DType::fp16 ? fp16_to_float(h) : bf16_to_float(h);
 }
 
-// Copies rows (b, head, t) of a tensor with descriptor `td` back, as floats [row][D] (the host
-// reference's path).
+// Copies rows (b, head, t) of a tensor with descriptor `td` back, as floats [row][td.D] (the
+// host reference's path): D for Q, K and their gradients, D_v for O, V and theirs.
 template <typename Row, typename Index>
 std::vector<float> copy_rows(const Case& c, const void* base, const TensorDesc& td,
                              const std::vector<Row>& rows, Index index, Platform& platform) {
-  const std::size_t row_bytes = static_cast<std::size_t>(c.D) * dtype_bytes(c.dtype);
+  const std::int64_t width = td.D;
+  const std::size_t row_bytes = static_cast<std::size_t>(width) * dtype_bytes(c.dtype);
   std::vector<unsigned char> row(row_bytes);
-  std::vector<float> got(rows.size() * static_cast<std::size_t>(c.D));
+  std::vector<float> got(rows.size() * static_cast<std::size_t>(width));
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const auto [b, h, i] = index(rows[r]);
     const std::int64_t off = b * td.strides.b + h * td.strides.h + i * td.strides.t;
     platform.copy_to_host(row.data(),
                           static_cast<const unsigned char*>(base) + off * dtype_bytes(c.dtype),
                           row_bytes);
-    for (std::int64_t d = 0; d < c.D; ++d) got[r * c.D + d] = to_float(row.data(), d, c.dtype);
+    for (std::int64_t d = 0; d < width; ++d) got[r * width + d] = to_float(row.data(), d, c.dtype);
   }
   return got;
+}
+
+// O's (and dO's) and V's (and dV's) descriptors; VerifyTensors says why they may be empty.
+const TensorDesc& o_desc(const VerifyTensors& t) {
+  return t.od.D > 0 ? t.od : t.qd;
+}
+const TensorDesc& v_desc(const VerifyTensors& t) {
+  return t.vd.D > 0 ? t.vd : t.kd;
+}
+
+// Whether the host reference checks the case: FA2BENCH_HOST_REFERENCE=1, or a case whose V and
+// O head dim differs from Q's and K's (the device reference, verify/device_reference.h, has
+// one head dim; no CUDA backend takes such a case, but a check must never read it wrong).
+bool host_reference_for(const Case& c) {
+  return host_reference_forced() || c.split_head_dims();
 }
 
 RefJob base_job(const Case& c, const VerifyTensors& t, RefKind kind) {
@@ -125,7 +141,7 @@ Accuracy host_verify_output(const Case& c, const VerifyTensors& t, Platform& pla
   reference_rows(c, vd.rows, vd.ref, vd.ref_lse);
   const TokenLayout tokens = query_layout(c);
   const std::vector<float> got = copy_rows(
-      c, t.o, t.qd, vd.rows,
+      c, t.o, o_desc(t), vd.rows,
       [&tokens](const RowRef& r) {
         return std::tuple<std::int64_t, std::int64_t, std::int64_t>{tokens.batch_of(r.b), r.h,
                                                                     tokens.row_of(r.b, r.i)};
@@ -145,7 +161,7 @@ void host_verify_gradients(const Case& c, const VerifyTensors& t, const std::vec
   a.of(Grad::dk) =
       compare_values(ref.dk, copy_rows(c, t.dk, t.kd, keys, key_index, platform), nullptr);
   a.of(Grad::dv) =
-      compare_values(ref.dv, copy_rows(c, t.dv, t.kd, keys, key_index, platform), nullptr);
+      compare_values(ref.dv, copy_rows(c, t.dv, v_desc(t), keys, key_index, platform), nullptr);
 }
 
 }  // namespace
@@ -223,8 +239,9 @@ Accuracy verify_output(const Case& c, const VerifyTensors& t, Platform& platform
   vd.ref.clear();
   vd.ref_lse.clear();
   if (c.measure.verify == VerifyMode::none) return Accuracy{};  // checked: false
-  const std::int64_t elements = query_rows(c) * c.H * c.D;
-  if (host_reference_forced()) {
+  // O is D_v wide.
+  const std::int64_t elements = query_rows(c) * c.H * c.Dv();
+  if (host_reference_for(c)) {
     Accuracy a = host_verify_output(c, t, platform, vd);
     a.nonfinite = platform.count_nonfinite(t.o, c.dtype, elements);
     return a;
@@ -264,9 +281,9 @@ void verify_gradients(const Case& c, const VerifyTensors& t, const std::vector<R
   a.key_rows_checked = static_cast<std::int64_t>(keys.size());
   a.grad_nonfinite = platform.count_nonfinite(t.dq, c.dtype, c.B * c.H * c.T_q * c.D) +
                      platform.count_nonfinite(t.dk, c.dtype, c.B * c.H_kv * c.T_k * c.D) +
-                     platform.count_nonfinite(t.dv, c.dtype, c.B * c.H_kv * c.T_k * c.D);
+                     platform.count_nonfinite(t.dv, c.dtype, c.B * c.H_kv * c.T_k * c.Dv());
   a.grads_checked = true;
-  bool device = !host_reference_forced();
+  bool device = !host_reference_for(c);
   ErrorAccumulator dq, dk, dv;
   for (std::size_t begin = 0; device && begin < rows.size(); begin += kChunkRows) {
     const std::size_t end = std::min(rows.size(), begin + kChunkRows);

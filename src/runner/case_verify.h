@@ -20,13 +20,16 @@
 
 namespace fa2b {
 
-// The case's tensors as the reference reads them (platform memory). O, dO and dQ share Q's
-// descriptor; V, dK and dV share K's; a paged case's k and v are its pools.
+// The case's tensors as the reference reads them (platform memory). dQ shares Q's descriptor
+// and dK K's; O and dO share od, V and dV vd, which differ from Q's and K's in width where the
+// case splits head dims (D_v != D). od and vd left empty (D == 0) mean "as qd" and "as kd"
+// (callers written before split head dims). A paged case's k and v are its pools.
 struct VerifyTensors {
   const void *q = nullptr, *k = nullptr, *v = nullptr, *o = nullptr, *d_o = nullptr;
   const void *dq = nullptr, *dk = nullptr, *dv = nullptr;
   const std::int32_t* page_table = nullptr;
   TensorDesc qd{}, kd{};
+  TensorDesc vd{}, od{};
 };
 
 // The compared query rows and their float64 reference (kept for --dump).

@@ -152,11 +152,21 @@ VisibleKeys visible_keys(const Case& c, std::int64_t i) {
           std::min<std::int64_t>(c.T_k - 1, i + diag + reach.right)};
 }
 
+namespace {
+// The head dim of input tensor 1..4: D for Q and K, D_v for V and dO (like O), as the runner
+// sizes and fills them (the generator's index runs over the tensor's own elements).
+std::int64_t input_width(const Case& c, int tensor) {
+  return tensor == 3 || tensor == 4 ? c.Dv() : c.D;
+}
+}  // namespace
+
 float stored_input(const Case& c, const TokenLayout& layout, int tensor, std::int64_t b,
                    std::int64_t h, std::int64_t t, std::int64_t d) {
   const std::int64_t heads = tensor == 1 || tensor == 4 ? c.H : c.H_kv;
   const auto index = static_cast<std::uint64_t>(
-      ((layout.batch_of(b) * heads + h) * layout.rows + layout.row_of(b, t)) * c.D + d);
+      ((layout.batch_of(b) * heads + h) * layout.rows + layout.row_of(b, t)) *
+          input_width(c, tensor) +
+      d);
   const float x = input_value(c.measure.seed, static_cast<InputTensor>(tensor), index,
                               kernel_dist(c.measure.inputs));
   return round_to_dtype(x, c.dtype);
@@ -167,7 +177,8 @@ float stored_input(const Case& c, int tensor, std::int64_t b, std::int64_t h, st
   const bool like_q = tensor == 1 || tensor == 4;
   const std::int64_t heads = like_q ? c.H : c.H_kv;
   const std::int64_t seq = like_q ? c.T_q : c.T_k;
-  const auto index = static_cast<std::uint64_t>(((b * heads + h) * seq + t) * c.D + d);
+  const auto index =
+      static_cast<std::uint64_t>(((b * heads + h) * seq + t) * input_width(c, tensor) + d);
   const float x = input_value(c.measure.seed, static_cast<InputTensor>(tensor), index,
                               kernel_dist(c.measure.inputs));
   return round_to_dtype(x, c.dtype);
@@ -175,8 +186,9 @@ float stored_input(const Case& c, int tensor, std::int64_t b, std::int64_t h, st
 
 void reference_rows(const Case& c, const std::vector<RowRef>& rows, std::vector<double>& out,
                     std::vector<double>& lse) {
-  const std::int64_t D = c.D;
-  out.assign(rows.size() * D, 0.0);
+  const std::int64_t D = c.D;      // Q and K; the scale is 1/sqrt(D)
+  const std::int64_t Dv = c.Dv();  // V and O
+  out.assign(rows.size() * Dv, 0.0);
   lse.assign(rows.size(), -std::numeric_limits<double>::infinity());
   const double scale = 1.0 / std::sqrt(static_cast<double>(D));
   const std::int64_t group = c.H / c.H_kv;
@@ -204,10 +216,10 @@ void reference_rows(const Case& c, const std::vector<RowRef>& rows, std::vector<
       x = std::exp(x - m);
       l += x;
     }
-    double* o = &out[r * D];
+    double* o = &out[r * Dv];
     for (std::int64_t j = keys.first; j <= keys.last; ++j) {
       const double p = s[j - keys.first] / l;
-      for (std::int64_t d = 0; d < D; ++d)
+      for (std::int64_t d = 0; d < Dv; ++d)
         o[d] += p * stored_input(c, k_layout, 3, row.b, hk, j, d);
     }
     lse[r] = m + std::log(l);
@@ -254,8 +266,8 @@ Accuracy compare_rows(const Case& c, const std::vector<RowRef>& rows,
   Accuracy a;
   a.checked = true;
   a.rows_checked = static_cast<std::int64_t>(rows.size());
-  std::vector<double> used(ref.begin(), ref.begin() + static_cast<std::ptrdiff_t>(
-                                                          std::min(ref.size(), rows.size() * c.D)));
+  const std::size_t n = std::min(ref.size(), rows.size() * static_cast<std::size_t>(c.Dv()));
+  std::vector<double> used(ref.begin(), ref.begin() + static_cast<std::ptrdiff_t>(n));
   const ErrorStats e = compare_values(used, got, &a.nonfinite);
   a.max_abs_err = e.max_abs_err;
   a.mean_abs_err = e.mean_abs_err;

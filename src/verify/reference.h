@@ -36,7 +36,8 @@ VisibleKeys visible_keys(const Case& c, std::int64_t i);
 VisibleKeys row_visible_keys(const Case& c, std::int64_t b, std::int64_t i);
 
 // The stored (rounded) input element as a float, for tensor q/k/v/dO at logical [b, h, t, d]
-// (dO, the training modes' incoming gradient, is shaped like Q). A dense or padded batch's
+// (dO, the training modes' incoming gradient, is shaped like O: Q's heads and rows, V's head
+// dim D_v = c.Dv(); d < D for q and k, d < D_v for v and dO). A dense or padded batch's
 // index; a packed batch's tokens need the next one.
 float stored_input(const Case& c, int tensor /*1=q,2=k,3=v,4=dO*/, std::int64_t b, std::int64_t h,
                    std::int64_t t, std::int64_t d);
@@ -46,12 +47,12 @@ float stored_input(const Case& c, int tensor /*1=q,2=k,3=v,4=dO*/, std::int64_t 
 float stored_input(const Case& c, const TokenLayout& layout, int tensor, std::int64_t b,
                    std::int64_t h, std::int64_t t, std::int64_t d);
 
-// Reference output for each row: out[r * D + d]; lse[r] (natural log; -inf for a row that sees
-// no key). Multithreaded over rows.
+// Reference output for each row: out[r * Dv + d] (Dv = c.Dv(), V's and O's head dim); lse[r]
+// (natural log; -inf for a row that sees no key). Multithreaded over rows.
 void reference_rows(const Case& c, const std::vector<RowRef>& rows, std::vector<double>& out,
                     std::vector<double>& lse);
 
-// Compares `got` (row-major rows x D, already converted to float) with the reference.
+// Compares `got` (row-major rows x Dv, already converted to float) with the reference.
 // Non-finite values in `got` count as errors (they make max_abs_err infinite).
 Accuracy compare_rows(const Case& c, const std::vector<RowRef>& rows,
                       const std::vector<double>& ref, const std::vector<float>& got);

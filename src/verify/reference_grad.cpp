@@ -15,27 +15,29 @@ namespace {
 
 constexpr int kQ = 1, kK = 2, kV = 3, kDO = 4;  // stored_input's tensor numbers
 
-// K and V of one (b, kv head) as float64 [T_k][D]: regenerated once, read for every row.
+// K and V of one (b, kv head) as float64, K [T_k][D] and V [T_k][D_v]: regenerated once, read
+// for every row.
 struct HeadKV {
   std::vector<double> k, v;
 };
 
 HeadKV load_head(const Case& c, std::int64_t b, std::int64_t hk) {
   HeadKV h;
+  const std::int64_t Dv = c.Dv();
   h.k.resize(static_cast<std::size_t>(c.T_k * c.D));
-  h.v.resize(h.k.size());
-  for (std::int64_t j = 0; j < c.T_k; ++j)
-    for (std::int64_t d = 0; d < c.D; ++d) {
-      h.k[j * c.D + d] = stored_input(c, kK, b, hk, j, d);
-      h.v[j * c.D + d] = stored_input(c, kV, b, hk, j, d);
-    }
+  h.v.resize(static_cast<std::size_t>(c.T_k * Dv));
+  for (std::int64_t j = 0; j < c.T_k; ++j) {
+    for (std::int64_t d = 0; d < c.D; ++d) h.k[j * c.D + d] = stored_input(c, kK, b, hk, j, d);
+    for (std::int64_t d = 0; d < Dv; ++d) h.v[j * Dv + d] = stored_input(c, kV, b, hk, j, d);
+  }
   return h;
 }
 
 // Everything the backward needs of one query row: its inputs, P over its visible keys, dP,
 // and D_i.
 struct RowGrad {
-  std::vector<double> q, d_o, p, dp;  // p, dp: [key - keys.first] over the visible keys
+  // q: [D]; d_o: [D_v]; p, dp: [key - keys.first] over the visible keys
+  std::vector<double> q, d_o, p, dp;
   double di = 0;
   VisibleKeys keys;
   // Index of key j in p and dp; -1 when the row does not see it.
@@ -47,15 +49,14 @@ struct RowGrad {
 void row_grad(const Case& c, const HeadKV& kv, std::int64_t b, std::int64_t h, std::int64_t i,
               RowGrad& g) {
   const std::int64_t D = c.D;
+  const std::int64_t Dv = c.Dv();  // dO and V; S = Q K^T contracts over D, dP = dO V^T over D_v
   const double scale = 1.0 / std::sqrt(static_cast<double>(D));
   g.keys = visible_keys(c, i);
   const std::int64_t visible = g.keys.count();
   g.q.resize(static_cast<std::size_t>(D));
-  g.d_o.resize(static_cast<std::size_t>(D));
-  for (std::int64_t d = 0; d < D; ++d) {
-    g.q[d] = stored_input(c, kQ, b, h, i, d);
-    g.d_o[d] = stored_input(c, kDO, b, h, i, d);
-  }
+  g.d_o.resize(static_cast<std::size_t>(Dv));
+  for (std::int64_t d = 0; d < D; ++d) g.q[d] = stored_input(c, kQ, b, h, i, d);
+  for (std::int64_t d = 0; d < Dv; ++d) g.d_o[d] = stored_input(c, kDO, b, h, i, d);
   g.p.assign(static_cast<std::size_t>(visible), 0.0);
   g.dp.assign(static_cast<std::size_t>(visible), 0.0);
   g.di = 0;
@@ -64,11 +65,9 @@ void row_grad(const Case& c, const HeadKV& kv, std::int64_t b, std::int64_t h, s
   for (std::int64_t j = 0; j < visible; ++j) {
     double s = 0, dp = 0;
     const double* kj = &kv.k[(g.keys.first + j) * D];
-    const double* vj = &kv.v[(g.keys.first + j) * D];
-    for (std::int64_t d = 0; d < D; ++d) {
-      s += g.q[d] * kj[d];
-      dp += g.d_o[d] * vj[d];
-    }
+    const double* vj = &kv.v[(g.keys.first + j) * Dv];
+    for (std::int64_t d = 0; d < D; ++d) s += g.q[d] * kj[d];
+    for (std::int64_t d = 0; d < Dv; ++d) dp += g.d_o[d] * vj[d];
     g.p[j] = s * scale;
     g.dp[j] = dp;
     m = std::max(m, g.p[j]);
@@ -132,20 +131,20 @@ void reference_dkdv_head(const Case& c, std::int64_t b, std::int64_t hk,
                          const std::vector<std::size_t>& picked, const std::vector<KeyRowRef>& keys,
                          GradReference& out) {
   const std::int64_t D = c.D;
+  const std::int64_t Dv = c.Dv();  // dV's and dO's head dim; dK's is D
   const double scale = 1.0 / std::sqrt(static_cast<double>(D));
   const std::int64_t group = c.H / c.H_kv;
   const HeadKV kv = load_head(c, b, hk);
   const std::int64_t n_rows = group * c.T_q;
   const std::int64_t threads = thread_count(n_rows);
-  const std::size_t width = picked.size() * static_cast<std::size_t>(D);
   std::vector<std::vector<double>> dk(static_cast<std::size_t>(threads)),
       dv(static_cast<std::size_t>(threads));
   parallel_for(n_rows, [&](std::int64_t t, std::int64_t item) {
     auto& pk = dk[static_cast<std::size_t>(t)];
     auto& pv = dv[static_cast<std::size_t>(t)];
     if (pk.empty()) {
-      pk.assign(width, 0.0);
-      pv.assign(width, 0.0);
+      pk.assign(picked.size() * static_cast<std::size_t>(D), 0.0);
+      pv.assign(picked.size() * static_cast<std::size_t>(Dv), 0.0);
     }
     const std::int64_t h = hk * group + item / c.T_q, i = item % c.T_q;
     RowGrad g;
@@ -154,21 +153,18 @@ void reference_dkdv_head(const Case& c, std::int64_t b, std::int64_t hk,
       const std::int64_t x = g.at(keys[picked[s]].j);
       if (x < 0) continue;
       const double ds = g.p[x] * (g.dp[x] - g.di);
-      for (std::int64_t d = 0; d < D; ++d) {
-        pk[s * D + d] += scale * ds * g.q[d];
-        pv[s * D + d] += g.p[x] * g.d_o[d];
-      }
+      for (std::int64_t d = 0; d < D; ++d) pk[s * D + d] += scale * ds * g.q[d];
+      for (std::int64_t d = 0; d < Dv; ++d) pv[s * Dv + d] += g.p[x] * g.d_o[d];
     }
   });
   for (std::int64_t t = 0; t < threads; ++t) {
     const auto& pk = dk[static_cast<std::size_t>(t)];
     const auto& pv = dv[static_cast<std::size_t>(t)];
     if (pk.empty()) continue;
-    for (std::size_t s = 0; s < picked.size(); ++s)
-      for (std::int64_t d = 0; d < D; ++d) {
-        out.dk[picked[s] * D + d] += pk[s * D + d];
-        out.dv[picked[s] * D + d] += pv[s * D + d];
-      }
+    for (std::size_t s = 0; s < picked.size(); ++s) {
+      for (std::int64_t d = 0; d < D; ++d) out.dk[picked[s] * D + d] += pk[s * D + d];
+      for (std::int64_t d = 0; d < Dv; ++d) out.dv[picked[s] * Dv + d] += pv[s * Dv + d];
+    }
   }
 }
 
@@ -208,7 +204,7 @@ GradReference reference_grads(const Case& c, const std::vector<RowRef>& rows,
   GradReference ref;
   reference_dq(c, rows, ref.dq);
   ref.dk.assign(keys.size() * static_cast<std::size_t>(c.D), 0.0);
-  ref.dv.assign(ref.dk.size(), 0.0);
+  ref.dv.assign(keys.size() * static_cast<std::size_t>(c.Dv()), 0.0);
   std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::size_t>> by_head;
   for (std::size_t s = 0; s < keys.size(); ++s) by_head[{keys[s].b, keys[s].hk}].push_back(s);
   for (const auto& [head, picked] : by_head) {

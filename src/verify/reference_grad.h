@@ -25,7 +25,7 @@ std::vector<KeyRowRef> sample_key_rows(const Case& c, int max_rows, std::uint64_
 struct GradReference {
   std::vector<double> dq;  // [query row][D], rows as given
   std::vector<double> dk;  // [key row][D], key rows as given
-  std::vector<double> dv;
+  std::vector<double> dv;  // [key row][D_v] (c.Dv())
 };
 
 // dQ = scale dS K, dK = scale dS^T Q (summed over the group), dV = P^T dO, with
