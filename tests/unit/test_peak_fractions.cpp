@@ -83,10 +83,11 @@ TEST(PeakFractions, AbsentOnTheCpuTargetInJsonAndEmptyInCsv) {
   const nlohmann::json j = to_json(r);
   EXPECT_FALSE(j.contains("mfu"));
   EXPECT_FALSE(j.contains("bw_frac"));
-  // The last three columns: mfu, bw_frac and repro, all empty here.
+  // mfu, bw_frac and repro, all empty here, then D_v (the newest column, last).
   const std::string csv = results_csv_text(rs);
-  EXPECT_NE(csv.find(",mfu,bw_frac,repro\n"), std::string::npos) << csv;
-  EXPECT_EQ(csv.substr(csv.size() - 4), ",,,\n") << csv;
+  EXPECT_NE(csv.find(",mfu,bw_frac,repro,D_v\n"), std::string::npos) << csv;
+  const std::string dv = "," + std::to_string(rs.cases[0].c.Dv()) + "\n";
+  EXPECT_EQ(csv.substr(csv.size() - 3 - dv.size()), ",,," + dv) << csv;
 }
 
 TEST(PeakFractions, TheReaderRefusesImpossibleValuesAndReadsNullAsUnknown) {

@@ -376,7 +376,7 @@ TEST_F(ReportTest, CsvHeaderAndRows) {
       "max_abs_err_dk,mean_abs_err_dk,rel_l2_err_dk,max_abs_err_dv,mean_abs_err_dv,"
       "rel_l2_err_dv,nonfinite_grad,key_rows_checked,window_left,window_right,packing,total_tokens,"
       "padding_ratio,"
-      "executed_flops,kv_layout,page_size,mfu,bw_frac,repro");
+      "executed_flops,kv_layout,page_size,mfu,bw_frac,repro,D_v");
   EXPECT_EQ(row0.rfind("naive/B1-H32-Hkv8-T2048-D128/bf16/causal/bshd,seed,naive,naive,1,32,8,"
                        "2048,2048,128,bf16,true,bshd,fwd,cuda,ok,,3.32,",
                        0),
@@ -388,11 +388,11 @@ TEST_F(ReportTest, CsvHeaderAndRows) {
       << row2;
   // No window: both bounds -1 (unbounded); a dense case leaves the four varlen columns empty,
   // and a contiguous one the page size.
-  // No peak fractions and no repro recorded: the last three cells empty.
-  EXPECT_EQ(row0.substr(row0.size() - 25), ",-1,-1,,,,,contiguous,,,,") << row0;
+  // No peak fractions and no repro recorded: those three cells empty; D_v (= D) last.
+  EXPECT_EQ(row0.substr(row0.size() - 29), ",-1,-1,,,,,contiguous,,,,,128") << row0;
   std::size_t columns = 1;
   for (char ch : header) columns += ch == ',';
-  EXPECT_EQ(columns, 60u);
+  EXPECT_EQ(columns, 61u);
 }
 
 TEST_F(ReportTest, DeviceIndexIsWrittenOnlyForCasesOnADeviceAndRoundTrips) {
@@ -446,7 +446,7 @@ TEST_F(ReportTest, PeakFractionsAndReproRoundTripThroughJsonAndCsv) {
   EXPECT_TRUE(back.cases[1].repro.empty());
   const std::string csv = results_csv_text(rs);
   EXPECT_NE(csv.find(",0.5,0.25,\"fa2bench sweep --backends fa2,naive --filter '^naive/x$' "
-                     "--target cuda\"\n"),
+                     "--target cuda\","),
             std::string::npos)
       << csv;
 }
