@@ -208,8 +208,8 @@ int run_plan(const PlanArgs& a) {
   const std::string materialising = catalog_names_prose(materialises_scores);
   fmt::print(
       "\nFLOPs: forward 2*B*H*T_q*T_k*(D + D_v) (4*B*H*T_q*T_k*D where D_v = D), halved when\n"
-      "causal; a sliding window (/wl, /wr) counts 2*B*H*(D + D_v) per visible (query row, key)\n"
-      "pair. S: the T_q x T_k score matrix\n"
+      "causal; a sliding window (/wl, /wr) counts 2*B*H*(D + D_v) per\n"
+      "visible (query row, key) pair. S: the T_q x T_k score matrix\n"
       "of every (batch, head) at the input dtype. predicted: tracked peak (inputs, outputs,\n"
       "LSE; {} add S in fp32 and P in the input dtype).\n",
       materialising);
