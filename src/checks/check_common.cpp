@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "core/axis_table.h"
 #include "core/metrics.h"
@@ -177,6 +178,32 @@ std::optional<Verdict> target_skip(const CheckSpec& spec, const CheckContext& ct
       "n/a on this device: the check is about the {} target and these results "
       "ran on the {} target",
       spec.target, ctx.target);
+  return v;
+}
+
+namespace {
+
+// "9.0" as (9, 0); (-1, -1) when it does not read.
+std::pair<int, int> cc_pair(const std::string& cc) {
+  int major = -1, minor = -1;
+  if (std::sscanf(cc.c_str(), "%d.%d", &major, &minor) != 2) return {-1, -1};
+  return {major, minor};
+}
+
+}  // namespace
+
+std::optional<Verdict> cc_skip(const CheckSpec& spec, const CheckContext& ctx) {
+  // Judged on the CPU target (it runs every backend) and where the device's capability is not
+  // recorded: only a CUDA device known to be older leaves the check out.
+  if (spec.min_cc.empty() || ctx.target != "cuda" || ctx.cc.empty()) return std::nullopt;
+  const auto have = cc_pair(ctx.cc), need = cc_pair(spec.min_cc);
+  if (have.first < 0 || have >= need) return std::nullopt;
+  Verdict v = start_verdict(spec, "cc >= " + spec.min_cc);
+  v.verdict = VerdictKind::skipped;
+  v.detail = fmt::format(
+      "n/a on this device: the check is about compute capability {} or newer and these "
+      "results ran on a {} device",
+      spec.min_cc, ctx.cc);
   return v;
 }
 

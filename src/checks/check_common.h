@@ -37,6 +37,9 @@ std::string where_text(const CheckSpec& spec, const CheckContext& ctx);
 bool did_not_run(Status s);
 // The `skipped` verdict of a check whose `target` is not the results' (a GPU speed claim on CPU
 // results); nullopt when the check applies. Results whose target is unknown are judged.
+// A skipped verdict when the check names a compute capability (min_cc) above the CUDA device's
+// the results ran on; nullopt (judge it) otherwise, the CPU target included.
+std::optional<Verdict> cc_skip(const CheckSpec& spec, const CheckContext& ctx);
 std::optional<Verdict> target_skip(const CheckSpec& spec, const CheckContext& ctx);
 // Marks `v` skipped with "n/a on this device: <why>" and returns it.
 Verdict skipped_verdict(Verdict v, const std::string& why);

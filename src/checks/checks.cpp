@@ -13,6 +13,7 @@ Verdict evaluate_one(const CheckSpec& spec, const std::vector<CaseResult>& resul
                      const std::vector<Case>& cases, const CheckContext& ctx) {
   using namespace checks;
   if (auto off = target_skip(spec, ctx)) return *off;
+  if (auto off = cc_skip(spec, ctx)) return *off;
   if (spec.kind == "threshold") return evaluate_threshold(spec, results, ctx);
   if (spec.kind == "ratio") return evaluate_ratio(spec, results, ctx);
   if (spec.kind == "growth") return evaluate_growth(spec, results, ctx);
@@ -32,6 +33,8 @@ CheckContext check_context(const nlohmann::json& device) {
   if (it != device.end() && it->is_number_integer() && it->get<std::int64_t>() > 0)
     ctx.capacity_bytes = it->get<std::int64_t>();
   ctx.target = device.value("kind", std::string());
+  const auto cc = device.find("cc");
+  if (cc != device.end() && cc->is_string()) ctx.cc = cc->get<std::string>();
   const auto src = device.find("capacity_source");
   if (src != device.end() && src->is_string()) ctx.capacity_source = src->get<std::string>();
   // Files written before capacity_bytes existed: a GPU's memory, assumed unbudgeted (such

@@ -21,6 +21,7 @@ struct CheckContext {
   std::optional<std::int64_t> capacity_bytes;
   std::string capacity_source;  // "memory_budget", "device_memory", "host_memory"
   std::string target;           // the device block's kind: "cuda" or "cpu" ("" unknown)
+  std::string cc;               // a CUDA device's compute capability, "9.0" ("" unknown)
 };
 // The context of a results device block; no capacity when it records none.
 CheckContext check_context(const nlohmann::json& device);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The "checks" list: each check's fields by kind, and whether the cases it names exist.
 #include <algorithm>
+#include <regex>
 #include <set>
 
 #include "config/config_internal.h"
@@ -25,6 +26,7 @@ std::vector<std::string> allowed_check_keys(const std::string& kind) {
   if (kind != "plan") {
     keys.push_back("where");
     keys.push_back("target");
+    keys.push_back("min_cc");
   }
   if (kind == "ratio" || kind == "accuracy_rule") {
     keys.push_back("pairs");
@@ -310,6 +312,16 @@ std::vector<CheckSpec> parse_checks(const json& raw, const std::vector<Case>& ca
     if (!kind.empty() && kind != "plan" && ch.contains("target")) {
       if (auto t = get_name_in(ch["target"], {"cuda", "cpu"}, "target", ptr(cp, "target"), own)) {
         spec.target = *t;
+      }
+    }
+    if (!kind.empty() && kind != "plan" && ch.contains("min_cc")) {
+      const json& v = ch["min_cc"];
+      if (v.is_string() && std::regex_match(v.get<std::string>(), std::regex("[0-9]+\\.[0-9]+"))) {
+        spec.min_cc = v.get<std::string>();
+      } else {
+        own.add(ptr(cp, "min_cc"),
+                "expected a compute capability as a string, e.g. \"9.0\" (Hopper), got " +
+                    show(v));
       }
     }
     if ((kind == "ratio" || kind == "accuracy_rule") && ch.contains("pairs")) {

@@ -60,6 +60,10 @@ struct CheckSpec {
   // Every kind but plan: "cuda" or "cpu", the target whose results the check is about (a GPU
   // speed claim); on results of the other target its verdict is `skipped`. "": any target.
   std::string target;
+  // Every kind but plan: the compute capability the check is about ("9.0": a claim about a
+  // Hopper-only backend such as fa3); on results of a CUDA device below it the verdict is
+  // `skipped`. The CPU target, which runs every backend, is judged. "": any device.
+  std::string min_cc;
 };
 
 struct Config {

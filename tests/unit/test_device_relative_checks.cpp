@@ -214,6 +214,53 @@ TEST(DeviceRelativeChecks, TargetScopesAGpuClaimAndSkipsElsewhere) {
             VerdictKind::fail);
 }
 
+TEST(DeviceRelativeChecks, MinCcScopesAHopperClaimAndSkipsOlderDevices) {
+  // A status claim about a Hopper-only backend: every fa2 case "unsupported" stands in for
+  // fa3 on an Ampere card.
+  std::vector<CaseResult> rs = sweep_on(80 * kGiB);
+  for (CaseResult& r : rs)
+    if (r.c.backend == "fa2") r.status = Status::unsupported;
+  CheckSpec s = status_where("ok", "", "fa2");
+  s.min_cc = "9.0";
+  nlohmann::json ampere = device_with(80 * kGiB);
+  ampere["cc"] = "8.0";
+  const Verdict older = evaluate_checks({s}, rs, ampere)[0];
+  EXPECT_EQ(older.verdict, VerdictKind::skipped) << older.detail;
+  EXPECT_NE(older.detail.find("compute capability 9.0 or newer"), std::string::npos)
+      << older.detail;
+  // On a Hopper card (and a newer one) the claim is judged, and fails where fa2 did not run.
+  for (const char* cc : {"9.0", "10.0"}) {
+    nlohmann::json d = device_with(80 * kGiB);
+    d["cc"] = cc;
+    EXPECT_EQ(evaluate_checks({s}, rs, d)[0].verdict, VerdictKind::fail) << cc;
+  }
+  // The CPU target runs every backend: judged; so is a file that records no capability.
+  nlohmann::json cpu = device_with(80 * kGiB);
+  cpu["kind"] = "cpu";
+  EXPECT_EQ(evaluate_checks({s}, rs, cpu)[0].verdict, VerdictKind::fail);
+  EXPECT_EQ(evaluate_checks({s}, rs, device_with(80 * kGiB))[0].verdict, VerdictKind::fail);
+  // 8.9 (Ada) is below 9.0 as a pair, not as text.
+  ampere["cc"] = "8.9";
+  EXPECT_EQ(evaluate_checks({s}, rs, ampere)[0].verdict, VerdictKind::skipped);
+}
+
+TEST(DeviceRelativeChecks, MinCcIsParsedAndBadValuesNameTheField) {
+  nlohmann::json j = nlohmann::json::parse(R"({
+    "name": "cc", "defaults": {"H": 2, "D": 64, "T": 64},
+    "sweeps": [{"name": "s", "backends": ["fa2"]}],
+    "checks": [{"name": "c", "kind": "status", "expect": "ok", "min_cc": "9.0"}]})");
+  EXPECT_EQ(parse_config(j, "cc.json").checks[0].min_cc, "9.0");
+  j["checks"][0]["min_cc"] = 9.0;
+  try {
+    parse_config(j, "cc.json");
+    ADD_FAILURE() << "a number was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(e.messages()[0].find("/checks/0/min_cc: expected a compute capability"),
+              std::string::npos)
+        << e.messages()[0];
+  }
+}
+
 TEST(SkippedVerdict, RoundTripsAndNeverFails) {
   ResultSet rs;
   rs.target = "cpu";
