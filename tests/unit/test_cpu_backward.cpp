@@ -12,30 +12,14 @@
 #include "core/shape_algebra.h"
 #include "runner/case_runner.h"
 #include "runner/platform.h"
+#include "small_cases.h"
 
 namespace fa2b {
 namespace {
 
 Case train_case(const std::string& backend, std::int64_t H, std::int64_t H_kv, std::int64_t T_q,
                 std::int64_t T_k, std::int64_t D, DType dt, bool causal, Layout layout, Mode mode) {
-  Case c;
-  c.sweep = "train";
-  c.backend = c.role = backend;
-  c.B = 2;
-  c.H = H;
-  c.H_kv = H_kv;
-  c.T_q = T_q;
-  c.T_k = T_k;
-  c.D = D;
-  c.dtype = dt;
-  c.causal = causal;
-  c.layout = layout;
-  c.mode = mode;
-  c.measure.warmup = 0;
-  c.measure.min_samples = 1;
-  c.measure.max_samples = 1;
-  c.measure.verify_rows = 100000;  // small cases: every query row and every key row
-  return c;
+  return test_cases::small_case("train", backend, H, H_kv, T_q, T_k, D, dt, causal, layout, mode);
 }
 
 // Relative L2 error bound per gradient and dtype: P and dS enter the products rounded to the

@@ -21,6 +21,7 @@
 #include "backends/shape_params.h"
 #include "core/case.h"
 #include "dtype_values.h"
+#include "small_cases.h"
 #include "runner/case_runner.h"
 #include "runner/platform.h"
 #include "verify/reference.h"
@@ -36,24 +37,9 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 Case split_case(const std::string& backend, std::int64_t H, std::int64_t H_kv, std::int64_t T_q,
                 std::int64_t T_k, std::int64_t D, std::int64_t D_v, DType dt, bool causal,
                 Layout layout, Mode mode) {
-  Case c;
-  c.sweep = "split";
-  c.backend = c.role = backend;
-  c.B = 2;
-  c.H = H;
-  c.H_kv = H_kv;
-  c.T_q = T_q;
-  c.T_k = T_k;
-  c.D = D;
+  Case c =
+      test_cases::small_case("split", backend, H, H_kv, T_q, T_k, D, dt, causal, layout, mode);
   c.D_v = D_v;
-  c.dtype = dt;
-  c.causal = causal;
-  c.layout = layout;
-  c.mode = mode;
-  c.measure.warmup = 0;
-  c.measure.min_samples = 1;
-  c.measure.max_samples = 1;
-  c.measure.verify_rows = 100000;  // small cases: every query row and every key row
   return c;
 }
 
