@@ -7,10 +7,10 @@
 #include <utility>
 
 #include "app/load_config_or_report.h"
-#include "config/config.h"
 #include "checks/checks.h"
 #include "checks/config_echo.h"
 #include "checks/model_checks.h"
+#include "config/config.h"
 #include "io/model_results.h"
 #include "io/results_json.h"
 #include "report/report.h"

@@ -170,17 +170,6 @@ bool did_not_run(Status s) {
   return s == Status::oom || s == Status::unsupported;
 }
 
-std::optional<Verdict> target_skip(const CheckSpec& spec, const CheckContext& ctx) {
-  if (spec.target.empty() || ctx.target.empty() || spec.target == ctx.target) return std::nullopt;
-  Verdict v = start_verdict(spec, "target " + spec.target);
-  v.verdict = VerdictKind::skipped;
-  v.detail = fmt::format(
-      "n/a on this device: the check is about the {} target and these results "
-      "ran on the {} target",
-      spec.target, ctx.target);
-  return v;
-}
-
 namespace {
 
 // "9.0" as (9, 0); (-1, -1) when it does not read.
@@ -190,21 +179,29 @@ std::pair<int, int> cc_pair(const std::string& cc) {
   return {major, minor};
 }
 
+// Why the check is about other results than these; empty when it applies.
+std::string out_of_scope(const CheckSpec& spec, const CheckContext& ctx) {
+  if (!spec.target.empty() && !ctx.target.empty() && spec.target != ctx.target) {
+    return fmt::format("the check is about the {} target and these results ran on the {} target",
+                       spec.target, ctx.target);
+  }
+  if (spec.min_cc.empty() || ctx.target != "cuda" || ctx.cc.empty()) return {};
+  const auto have = cc_pair(ctx.cc);
+  if (have.first < 0 || have >= cc_pair(spec.min_cc)) return {};
+  return fmt::format(
+      "the check is about compute capability {} or newer and these results ran on a {} device",
+      spec.min_cc, ctx.cc);
+}
+
 }  // namespace
 
-std::optional<Verdict> cc_skip(const CheckSpec& spec, const CheckContext& ctx) {
-  // Judged on the CPU target (it runs every backend) and where the device's capability is not
-  // recorded: only a CUDA device known to be older leaves the check out.
-  if (spec.min_cc.empty() || ctx.target != "cuda" || ctx.cc.empty()) return std::nullopt;
-  const auto have = cc_pair(ctx.cc), need = cc_pair(spec.min_cc);
-  if (have.first < 0 || have >= need) return std::nullopt;
-  Verdict v = start_verdict(spec, "cc >= " + spec.min_cc);
-  v.verdict = VerdictKind::skipped;
-  v.detail = fmt::format(
-      "n/a on this device: the check is about compute capability {} or newer and these "
-      "results ran on a {} device",
-      spec.min_cc, ctx.cc);
-  return v;
+std::optional<Verdict> scope_skip(const CheckSpec& spec, const CheckContext& ctx) {
+  const std::string why = out_of_scope(spec, ctx);
+  if (why.empty()) return std::nullopt;
+  const std::string scope = spec.target.empty() || spec.target == ctx.target
+                                ? "cc >= " + spec.min_cc
+                                : "target " + spec.target;
+  return skipped_verdict(start_verdict(spec, scope), why);
 }
 
 Verdict skipped_verdict(Verdict v, const std::string& why) {

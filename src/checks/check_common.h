@@ -35,12 +35,12 @@ std::string where_text(const CheckSpec& spec, const CheckContext& ctx);
 // A case that did not run on this device: oom or unsupported (never error or timeout, which
 // are failures a gate reports).
 bool did_not_run(Status s);
-// The `skipped` verdict of a check whose `target` is not the results' (a GPU speed claim on CPU
-// results); nullopt when the check applies. Results whose target is unknown are judged.
-// A skipped verdict when the check names a compute capability (min_cc) above the CUDA device's
-// the results ran on; nullopt (judge it) otherwise, the CPU target included.
-std::optional<Verdict> cc_skip(const CheckSpec& spec, const CheckContext& ctx);
-std::optional<Verdict> target_skip(const CheckSpec& spec, const CheckContext& ctx);
+// The `skipped` verdict of a check about other results than these: a `target` that is not the
+// results' (a GPU speed claim on CPU results), or a `min_cc` above the CUDA device's the results
+// ran on (a claim about a Hopper-only backend on an older card); nullopt when the check applies.
+// Results whose target or capability is unknown are judged; so is the CPU target under min_cc
+// (it runs every backend).
+std::optional<Verdict> scope_skip(const CheckSpec& spec, const CheckContext& ctx);
 // Marks `v` skipped with "n/a on this device: <why>" and returns it.
 Verdict skipped_verdict(Verdict v, const std::string& why);
 // The selected cases that `where` keeps; `outside` counts those it drops.

@@ -12,8 +12,7 @@ namespace {
 Verdict evaluate_one(const CheckSpec& spec, const std::vector<CaseResult>& results,
                      const std::vector<Case>& cases, const CheckContext& ctx) {
   using namespace checks;
-  if (auto off = target_skip(spec, ctx)) return *off;
-  if (auto off = cc_skip(spec, ctx)) return *off;
+  if (auto off = scope_skip(spec, ctx)) return *off;
   if (spec.kind == "threshold") return evaluate_threshold(spec, results, ctx);
   if (spec.kind == "ratio") return evaluate_ratio(spec, results, ctx);
   if (spec.kind == "growth") return evaluate_growth(spec, results, ctx);

@@ -86,10 +86,10 @@ nlohmann::json with_run_backend_selection(const nlohmann::json& run, nlohmann::j
   nlohmann::json& asked = judge["sweeps"];
   if (!ran.is_array() || !asked.is_array()) return judge;
   for (std::size_t i = 0; i < ran.size() && i < asked.size(); ++i) {
-    const nlohmann::json* a = ran[i].is_object() && ran[i].contains("backends")
-                                  ? &ran[i]["backends"] : nullptr;
-    nlohmann::json* b = asked[i].is_object() && asked[i].contains("backends")
-                            ? &asked[i]["backends"] : nullptr;
+    const nlohmann::json* a =
+        ran[i].is_object() && ran[i].contains("backends") ? &ran[i]["backends"] : nullptr;
+    nlohmann::json* b =
+        asked[i].is_object() && asked[i].contains("backends") ? &asked[i]["backends"] : nullptr;
     if (!a || !b || !a->is_array() || !b->is_array() || a->empty()) continue;
     bool subset = true;
     for (const nlohmann::json& name : *a)

@@ -213,10 +213,8 @@ std::vector<Verdict> evaluate_model_checks(const std::vector<CheckSpec>& checks,
   const CheckContext ctx = check_context(device);
   std::vector<Verdict> out;
   for (const CheckSpec& spec : checks) {
-    if (auto off = target_skip(spec, ctx)) {
+    if (auto off = scope_skip(spec, ctx)) {
       out.push_back(*off);
-    } else if (auto older = cc_skip(spec, ctx)) {
-      out.push_back(*older);
     } else if (spec.kind == "status") {
       out.push_back(model_status(spec, cases, ctx));
     } else if (spec.kind == "threshold") {

@@ -96,8 +96,9 @@ void write_cases_json(const Config& config, const std::string& path) {
   // config_sha256: the config's canonical hash as results files record it, so a peer's results
   // name the same config as ours (compare warns when two files' configs differ).
   write_text_file_atomic(
-      path, nlohmann::json{{"config", config.path}, {"config_sha256", config.sha256}, {"cases", cases}}
-                .dump(1));
+      path,
+      nlohmann::json{{"config", config.path}, {"config_sha256", config.sha256}, {"cases", cases}}
+          .dump(1));
 }
 
 // Variable-length batches: their tokens, padding and FLOPs, useful (real tokens) against what a

@@ -320,8 +320,7 @@ std::vector<CheckSpec> parse_checks(const json& raw, const std::vector<Case>& ca
         spec.min_cc = v.get<std::string>();
       } else {
         own.add(ptr(cp, "min_cc"),
-                "expected a compute capability as a string, e.g. \"9.0\" (Hopper), got " +
-                    show(v));
+                "expected a compute capability as a string, e.g. \"9.0\" (Hopper), got " + show(v));
       }
     }
     if ((kind == "ratio" || kind == "accuracy_rule") && ch.contains("pairs")) {

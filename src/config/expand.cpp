@@ -366,8 +366,8 @@ void expand_one(const json& sweep, const std::string& sp, const AxisMap& default
       shape_ok = false;
     }
     if (c.split_head_dims() && (c.varlen() || c.paged())) {
-      const std::string msg = "D_v = " + std::to_string(c.Dv()) + " with D = " +
-                              std::to_string(c.D) + ": " +
+      const std::string msg = "D_v = " + std::to_string(c.Dv()) +
+                              " with D = " + std::to_string(c.D) + ": " +
                               (c.varlen() ? "variable-length batches" : "paged KV caches") +
                               " take one head dim for Q, K, V and O (dense batches only)";
       if (reported.insert(msg).second) errors.add(axes.at("D_v").pointer, msg);

@@ -175,13 +175,13 @@ struct Case {
   MeasureSettings measure;
 
   // Stable identity used to match cases across result files, e.g.
-  // "fa2/B1-H32-T2048-D128/fp16/causal"; T_q != T_k, H_kv != H, D_v != D ("-D192-Dv128"), a window ("/wl128-wr0": each
-  // bounded side), bshd and a mode other than fwd add their own tags (so forward ids stay those
-  // of results written before modes and windows), and so does a variant other than 0 ("/v3",
-  // last). A variable-length batch replaces -T<n> with its lengths' tag (-L=uniform512-8192s1,
-  // -L=list-<hash of the lengths>; core/seq_lengths.h) and adds /padded or /packed after the
-  // mask (packed leaves out the /bshd it implies). A paged KV cache adds /paged<page_size>
-  // after the mask and window.
+  // "fa2/B1-H32-T2048-D128/fp16/causal"; T_q != T_k, H_kv != H, D_v != D ("-D192-Dv128"), a window
+  // ("/wl128-wr0": each bounded side), bshd and a mode other than fwd add their own tags (so
+  // forward ids stay those of results written before modes and windows), and so does a variant
+  // other than 0 ("/v3", last). A variable-length batch replaces -T<n> with its lengths' tag
+  // (-L=uniform512-8192s1, -L=list-<hash of the lengths>; core/seq_lengths.h) and adds /padded or
+  // /packed after the mask (packed leaves out the /bshd it implies). A paged KV cache adds
+  // /paged<page_size> after the mask and window.
   std::string id() const;
   // The id without the backend ("B1-H32-T2048-D128/fp16/causal"; with a variant's tag).
   std::string shape_key() const;

@@ -53,8 +53,8 @@ namespace {
 // The forward FLOPs of c's B x T_q x T_k shape, every padded position counted: 2*D for a
 // score and 2*D_v for its share of the output, per (query row, key) pair and head.
 double shape_flops(const Case& c) {
-  const double per_pair = 2.0 * static_cast<double>(c.B) * static_cast<double>(c.H) *
-                          static_cast<double>(c.D + c.Dv());
+  const double per_pair =
+      2.0 * static_cast<double>(c.B) * static_cast<double>(c.H) * static_cast<double>(c.D + c.Dv());
   // A window counts the pairs it leaves visible (it is what makes a small window cheap); causal
   // alone keeps flash-attention's "half", so its TFLOP/s compare with theirs.
   if (c.window.bounded()) return per_pair * static_cast<double>(visible_pairs(c));

@@ -22,6 +22,7 @@
 #include "common/numeric.h"
 #include "core/case.h"
 #include "dtype_values.h"
+#include "small_cases.h"
 #include "verify/reference.h"
 
 namespace fa2b {
@@ -97,20 +98,6 @@ struct HostTensors {
   }
 };
 
-// Max-abs tolerance on O (relative to O(1) outputs) per dtype: a few storage ulps of the
-// output plus the rounding of P to the input dtype.
-double tolerance(DType dt) {
-  switch (dt) {
-    case DType::fp32:
-      return 1e-5;
-    case DType::fp16:
-      return 2e-3;
-    case DType::bf16:
-      return 2e-2;
-  }
-  return 0;
-}
-
 struct Reference {
   std::vector<RowRef> rows;
   std::vector<double> out, lse;
@@ -159,7 +146,7 @@ double run_and_check(const std::string& backend, const Case& c, const Reference&
   for (const RowRef& r : ref.rows)
     for (std::int64_t d = 0; d < c.D; ++d) got.push_back(ht.out(c, r.b, r.h, r.i, d));
   const Accuracy acc = compare_rows(c, ref.rows, ref.out, got);
-  const double tol = tolerance(c.dtype) * std::max(1.0, ref.max_abs);
+  const double tol = test_cases::output_tolerance(c.dtype) * std::max(1.0, ref.max_abs);
   EXPECT_LE(acc.max_abs_err, tol) << "rel_l2 " << acc.rel_l2_err;
   EXPECT_EQ(acc.nonfinite, 0);
 
@@ -315,13 +302,15 @@ TEST(CpuBackends, TolerancesAreTightEnoughToCatchErrors) {
   const Reference ref = make_reference(c, 1 << 20);
   std::vector<float> got(ref.out.begin(), ref.out.end());
   got[5] += 1e-4f;
-  EXPECT_GT(compare_rows(c, ref.rows, ref.out, got).max_abs_err, tolerance(DType::fp32));
+  EXPECT_GT(compare_rows(c, ref.rows, ref.out, got).max_abs_err,
+            test_cases::output_tolerance(DType::fp32));
   // Dropping the causal mask changes outputs far beyond any dtype's tolerance.
   Case full = c;
   full.causal = false;
   const Reference ref_full = make_reference(full, 1 << 20);
   got.assign(ref_full.out.begin(), ref_full.out.end());
-  EXPECT_GT(compare_rows(c, ref.rows, ref.out, got).max_abs_err, tolerance(DType::bf16));
+  EXPECT_GT(compare_rows(c, ref.rows, ref.out, got).max_abs_err,
+            test_cases::output_tolerance(DType::bf16));
 }
 
 TEST(CpuBackends, FastFp16ConversionMatchesReferenceForAllPatterns) {

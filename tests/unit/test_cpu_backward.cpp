@@ -22,20 +22,6 @@ Case train_case(const std::string& backend, std::int64_t H, std::int64_t H_kv, s
   return test_cases::small_case("train", backend, H, H_kv, T_q, T_k, D, dt, causal, layout, mode);
 }
 
-// Relative L2 error bound per gradient and dtype: P and dS enter the products rounded to the
-// input dtype and the gradients are stored in it.
-double rel_tolerance(DType dt) {
-  switch (dt) {
-    case DType::fp32:
-      return 1e-5;
-    case DType::fp16:
-      return 5e-3;
-    case DType::bf16:
-      return 4e-2;
-  }
-  return 0;
-}
-
 void expect_gradients_match(const CaseResult& r) {
   const Case& c = r.c;
   SCOPED_TRACE(c.id());
@@ -47,8 +33,9 @@ void expect_gradients_match(const CaseResult& r) {
   EXPECT_EQ(r.accuracy.grad_nonfinite, 0) << "a gradient element was left unwritten (NaN poison)";
   for (Grad g : kGrads) {
     const ErrorStats& e = r.accuracy.of(g);
-    EXPECT_LE(e.rel_l2_err, rel_tolerance(c.dtype)) << to_string(g) << " max " << e.max_abs_err;
-    EXPECT_LE(e.max_abs_err, 20 * rel_tolerance(c.dtype)) << to_string(g);
+    EXPECT_LE(e.rel_l2_err, test_cases::gradient_rel_tolerance(c.dtype))
+        << to_string(g) << " max " << e.max_abs_err;
+    EXPECT_LE(e.max_abs_err, 20 * test_cases::gradient_rel_tolerance(c.dtype)) << to_string(g);
   }
 }
 
@@ -148,7 +135,8 @@ TEST(CpuBackward, SampledRowsOnALargerCase) {
   ASSERT_EQ(r.status, Status::ok) << r.reason;
   EXPECT_GT(r.accuracy.key_rows_checked, 0);
   EXPECT_LE(r.accuracy.key_rows_checked, 64);
-  for (Grad g : kGrads) EXPECT_LE(r.accuracy.of(g).rel_l2_err, rel_tolerance(c.dtype));
+  for (Grad g : kGrads)
+    EXPECT_LE(r.accuracy.of(g).rel_l2_err, test_cases::gradient_rel_tolerance(c.dtype));
 }
 
 TEST(CpuBackward, NaivePredictedPeakEqualsTrackedInEveryMode) {

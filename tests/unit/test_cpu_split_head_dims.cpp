@@ -21,9 +21,9 @@
 #include "backends/shape_params.h"
 #include "core/case.h"
 #include "dtype_values.h"
-#include "small_cases.h"
 #include "runner/case_runner.h"
 #include "runner/platform.h"
+#include "small_cases.h"
 #include "verify/reference.h"
 
 namespace fa2b {
@@ -37,8 +37,7 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 Case split_case(const std::string& backend, std::int64_t H, std::int64_t H_kv, std::int64_t T_q,
                 std::int64_t T_k, std::int64_t D, std::int64_t D_v, DType dt, bool causal,
                 Layout layout, Mode mode) {
-  Case c =
-      test_cases::small_case("split", backend, H, H_kv, T_q, T_k, D, dt, causal, layout, mode);
+  Case c = test_cases::small_case("split", backend, H, H_kv, T_q, T_k, D, dt, causal, layout, mode);
   c.D_v = D_v;
   return c;
 }
@@ -88,30 +87,6 @@ struct SplitTensors {
   }
 };
 
-// The bounds of test_cpu_backends.cpp (O) and test_cpu_backward.cpp (gradients).
-double tolerance(DType dt) {
-  switch (dt) {
-    case DType::fp32:
-      return 1e-5;
-    case DType::fp16:
-      return 2e-3;
-    case DType::bf16:
-      return 2e-2;
-  }
-  return 0;
-}
-double rel_tolerance(DType dt) {
-  switch (dt) {
-    case DType::fp32:
-      return 1e-5;
-    case DType::fp16:
-      return 5e-3;
-    case DType::bf16:
-      return 4e-2;
-  }
-  return 0;
-}
-
 struct Reference {
   std::vector<RowRef> rows;
   std::vector<double> out, lse;
@@ -155,7 +130,7 @@ void run_forward_and_check(const std::string& backend, const Case& c, const Refe
       std::count_if(got.begin(), got.end(), [](float x) { return !std::isfinite(x); });
   EXPECT_EQ(poisoned, 0) << "O elements left unwritten (NaN poison)";
   const Accuracy acc = compare_rows(c, ref.rows, ref.out, got);
-  EXPECT_LE(acc.max_abs_err, tolerance(c.dtype) * std::max(1.0, ref.max_abs))
+  EXPECT_LE(acc.max_abs_err, test_cases::output_tolerance(c.dtype) * std::max(1.0, ref.max_abs))
       << "rel_l2 " << acc.rel_l2_err;
   for (std::size_t r = 0; r < ref.rows.size(); ++r) {
     const RowRef& row = ref.rows[r];
@@ -214,7 +189,8 @@ void expect_run_matches(const CaseResult& r) {
   ASSERT_TRUE(r.accuracy.checked);
   EXPECT_EQ(r.accuracy.rows_checked, c.B * c.H * c.T_q);
   EXPECT_EQ(r.accuracy.nonfinite, 0) << "an O element was left unwritten (NaN poison)";
-  EXPECT_LE(r.accuracy.max_abs_err, tolerance(c.dtype) * 2) << "rel_l2 " << r.accuracy.rel_l2_err;
+  EXPECT_LE(r.accuracy.max_abs_err, test_cases::output_tolerance(c.dtype) * 2)
+      << "rel_l2 " << r.accuracy.rel_l2_err;
   if (c.mode == Mode::fwd) {
     EXPECT_FALSE(r.accuracy.grads_checked);
     return;
@@ -224,8 +200,9 @@ void expect_run_matches(const CaseResult& r) {
   EXPECT_EQ(r.accuracy.grad_nonfinite, 0) << "a gradient element was left unwritten (NaN poison)";
   for (Grad g : kGrads) {
     const ErrorStats& e = r.accuracy.of(g);
-    EXPECT_LE(e.rel_l2_err, rel_tolerance(c.dtype)) << to_string(g) << " max " << e.max_abs_err;
-    EXPECT_LE(e.max_abs_err, 20 * rel_tolerance(c.dtype)) << to_string(g);
+    EXPECT_LE(e.rel_l2_err, test_cases::gradient_rel_tolerance(c.dtype))
+        << to_string(g) << " max " << e.max_abs_err;
+    EXPECT_LE(e.max_abs_err, 20 * test_cases::gradient_rel_tolerance(c.dtype)) << to_string(g);
   }
 }
 
@@ -308,7 +285,8 @@ TEST(CpuSplitHeadDims, AWrongWidthOrElementIsCaught) {
   std::vector<float> got(ref.out.begin(), ref.out.end());
   EXPECT_LE(compare_rows(c, ref.rows, ref.out, got).max_abs_err, 1e-6);  // float rounding
   got.back() += 1e-4f;
-  EXPECT_GT(compare_rows(c, ref.rows, ref.out, got).max_abs_err, tolerance(DType::fp32));
+  EXPECT_GT(compare_rows(c, ref.rows, ref.out, got).max_abs_err,
+            test_cases::output_tolerance(DType::fp32));
 
   // A backend blind to D_v (AttnParams::D_v cleared, the strides still the split case's) writes
   // only D columns of each O row: the rest keep their NaN poison and fail the comparison.
@@ -322,7 +300,7 @@ TEST(CpuSplitHeadDims, AWrongWidthOrElementIsCaught) {
   const std::vector<float> blind = gather(c, t, ref.rows);
   const Accuracy acc = compare_rows(c, ref.rows, ref.out, blind);
   EXPECT_EQ(acc.nonfinite, c.B * c.H * c.T_q * (c.Dv() - c.D));
-  EXPECT_FALSE(acc.max_abs_err <= tolerance(DType::fp32));
+  EXPECT_FALSE(acc.max_abs_err <= test_cases::output_tolerance(DType::fp32));
 }
 
 // cpu-flash with one wrong dV element in a column past D: the runner's dV check, D_v wide, must

@@ -19,6 +19,7 @@
 #include "core/seq_lengths.h"
 #include "core/shape_algebra.h"
 #include "dtype_values.h"
+#include "small_cases.h"
 #include "verify/reference.h"
 
 namespace fa2b {
@@ -103,10 +104,6 @@ struct VarlenTensors {
   }
 };
 
-double tolerance(DType dt) {
-  return dt == DType::fp32 ? 1e-5 : dt == DType::fp16 ? 2e-3 : 2e-2;
-}
-
 // Runs `backend` prepared for `shape` (whose offsets may differ from c's) on c's tensors and
 // returns the max abs error over every real row of c; checks the output's finiteness, the guard
 // and the LSE on the way when `strict`.
@@ -157,7 +154,8 @@ TEST(CpuVarlen, EveryRealRowMatchesTheReference) {
         const std::int64_t H_kv = dt == DType::bf16 ? 2 : 4;
         const Case c = varlen_case(kLengths, packing, 4, H_kv, 40, dt, causal);
         for (const char* backend : {"cpu-naive", "cpu-flash"})
-          EXPECT_LE(run_and_compare(backend, c, c, true), tolerance(dt)) << backend;
+          EXPECT_LE(run_and_compare(backend, c, c, true), test_cases::output_tolerance(dt))
+              << backend;
       }
 }
 

@@ -73,7 +73,8 @@ TEST(SplitHeadDims, FlopsAndBytesCountEachHeadDim) {
   // 2*B*H*T_q*T_k*(D + D_v): the scores over D, the output over D_v.
   EXPECT_DOUBLE_EQ(attention_flops(c), 2.0 * 2 * 4 * 17 * 33 * (192 + 128));
   // Q (D) and O (D_v), K (D) and V (D_v), bf16, and the float32 LSE.
-  const std::int64_t io = (2 * 4 * 17 * (192 + 128) + 2 * 2 * 33 * (192 + 128)) * 2 + 2 * 4 * 17 * 4;
+  const std::int64_t io =
+      (2 * 4 * 17 * (192 + 128) + 2 * 2 * 33 * (192 + 128)) * 2 + 2 * 4 * 17 * 4;
   EXPECT_EQ(io_bytes(c), io);
   c.mode = Mode::fwd_bwd;
   // dO (D_v), dQ (D), dK (D), dV (D_v).

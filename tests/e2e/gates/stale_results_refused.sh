@@ -42,6 +42,14 @@ PY
 expect_exit 0 "$BIN" check "$R" --config "$TMP/same.json"
 expect_exit 0 "$BIN" check "$R" --config "$TMP/checks_only.json"
 expect_exit 0 "$BIN" check "$R" --config "$TMP/more_backends.json"
+# A subset run is still judged whole: a case of its own selection missing is never exit 0.
+python3 - "$R" "$TMP/short.json" <<'PY' || fail "short"
+import json, sys
+d = json.load(open(sys.argv[1])); d["cases"] = d["cases"][1:]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_exit 1 "$BIN" check "$TMP/short.json" --config "$TMP/more_backends.json"
+expect_output "results incomplete"
 expect_exit 2 "$BIN" check "$R" --config "$TMP/fewer_backends.json"
 expect_output "/sweeps/0/backends/1"
 expect_exit 2 "$BIN" check "$R" --config "$TMP/seed.json"
