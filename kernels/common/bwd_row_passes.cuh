@@ -26,14 +26,16 @@ __device__ __forceinline__ void unpack8(const uint4& raw, float (&out)[8]) {
 }
 
 // sum_d dO[i, d] * O[i, d] of query row i of (b, h), summed over the warp (every lane gets it).
+// The row holds p.fwd.D <= kHeadDim values (fewer when a head dim runs padded into a wider tile,
+// fa2_padded_head_dim): only its own 16-byte chunks are read.
 template <typename T, int kHeadDim>
 __device__ __forceinline__ float row_dot_do_o(const AttnBwdParams& p, int b, int h, int i,
                                               int lane) {
-  constexpr int kChunks = kHeadDim / 8;
+  const int chunks = min(kHeadDim, p.fwd.D) / 8;
   const std::int64_t off =
       b * p.fwd.o_batch_stride + h * p.fwd.o_head_stride + i * p.fwd.o_row_stride;
   float sum = 0.f;
-  if (lane < kChunks) {
+  if (lane < chunks) {
     float o[8], d_o[8];
     unpack8<T>(*reinterpret_cast<const uint4*>(static_cast<const T*>(p.fwd.o) + off + lane * 8), o);
     unpack8<T>(*reinterpret_cast<const uint4*>(static_cast<const T*>(p.d_o) + off + lane * 8), d_o);
@@ -52,16 +54,24 @@ __device__ __forceinline__ void zero_accum_row(float* acc_row, int lane) {
   for (int c = lane; c < kHeadDim / 4; c += 32) acc[c] = make_float4(0.f, 0.f, 0.f, 0.f);
 }
 
-// dQ = scale * accumulator, eight elements per thread, in Q's layout.
+// The 16-byte chunks of a dQ row bwd_convert_dq writes: p.fwd.D / 8 (a padded head dim writes
+// its own columns only; its accumulator rows stay kHeadDim wide).
+template <int kHeadDim>
+__host__ __device__ __forceinline__ int dq_row_chunks(const AttnBwdParams& p) {
+  return (p.fwd.D < kHeadDim ? p.fwd.D : kHeadDim) / 8;
+}
+
+// dQ = scale * accumulator, eight elements per thread, in Q's layout; launch
+// rows * dq_row_chunks threads.
 template <typename T, int kHeadDim>
 __global__ void __launch_bounds__(256)
     bwd_convert_dq(const AttnBwdParams p, const float* dq_accum) {
-  constexpr int kChunks = kHeadDim / 8;
+  const int chunks = dq_row_chunks<kHeadDim>(p);
   const std::int64_t idx = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t rows = static_cast<std::int64_t>(p.fwd.B) * p.fwd.H * p.fwd.T_q;
-  if (idx >= rows * kChunks) return;
-  const std::int64_t row = idx / kChunks;
-  const int c = static_cast<int>(idx % kChunks);
+  if (idx >= rows * chunks) return;
+  const std::int64_t row = idx / chunks;
+  const int c = static_cast<int>(idx % chunks);
   const int i = static_cast<int>(row % p.fwd.T_q);
   const std::int64_t bh = row / p.fwd.T_q;
   const int h = static_cast<int>(bh % p.fwd.H);

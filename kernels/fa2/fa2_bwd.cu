@@ -25,12 +25,8 @@ bool fa2_bwd_supported(const AttnParams& p, std::string* why) {
   }
   // Same dtypes, head dims and layout rules as the forward, whose LSE the backward reads.
   if (!fa2_fwd_supported(p, why)) return false;
-  if (!fa2_head_dim_supported(p.D)) {
-    return support_fail(why, "fa2 backward has tiles for head dims " + fa2_head_dims_text() +
-                                 " only; D=" + std::to_string(p.D) +
-                                 " runs the forward alone (padded into D=" +
-                                 std::to_string(fa2_padded_head_dim(p.D)) + "'s tile)");
-  }
+  // Every head dim the forward takes: a listed one in its tile, the others (multiples of 8)
+  // padded into the next listed tile, as the forward pads them.
   if (p.H_kv > 65535 || p.B > 65535) {
     return support_fail(why, "fa2 backward needs B and H_kv <= 65535 (grid y and z)");
   }
@@ -40,8 +36,7 @@ bool fa2_bwd_supported(const AttnParams& p, std::string* why) {
 }
 
 std::size_t fa2_bwd_workspace_bytes(const AttnParams& p) {
-  return 4ull * static_cast<std::size_t>(p.B) * static_cast<std::size_t>(p.H) *
-         static_cast<std::size_t>(p.T_q) * (static_cast<std::size_t>(p.D) + 1);
+  return fa2_bwd_workspace_bytes(p.B, p.H, p.T_q, p.D);
 }
 
 cudaError_t fa2_bwd(const AttnBwdParams& p, void* workspace, cudaStream_t stream) {
@@ -52,10 +47,14 @@ cudaError_t fa2_bwd(const AttnBwdParams& p, void* workspace, cudaStream_t stream
     return cudaErrorInvalidValue;
   }
   float* dq_accum = static_cast<float*>(workspace);
-  float* d_sum = dq_accum + static_cast<std::size_t>(p.fwd.B) * p.fwd.H * p.fwd.T_q * p.fwd.D;
+  // The accumulator's rows are as wide as the tile that runs the head dim.
+  const int tile_d = fa2_padded_head_dim(p.fwd.D);
+  float* d_sum = dq_accum + static_cast<std::size_t>(p.fwd.B) * p.fwd.H * p.fwd.T_q * tile_d;
   return FA2B_FP16_SWITCH(p.fwd.dtype == KernelDType::bf16, T, [&] {
-    return fa2_dispatch_head_dim(p.fwd.D, [&](auto kD) {
-      return run_fa2_bwd<T, decltype(kD)::value>(p, dq_accum, d_sum, stream);
+    return fa2_dispatch_head_dim(tile_d, [&](auto kD) {
+      constexpr int d = decltype(kD)::value;
+      return p.fwd.D == d ? run_fa2_bwd<T, d>(p, dq_accum, d_sum, stream)
+                          : run_fa2_bwd_padded<T, d>(p, dq_accum, d_sum, stream);
     });
   });
 }

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "common/attn_params.h"
+#include "fa2/fa2_bwd_workspace.h"
 
 namespace fa2b {
 
@@ -21,8 +22,7 @@ namespace fa2b {
 // cache among them: the backward reads none).
 bool fa2_bwd_supported(const AttnParams& p, std::string* why);
 
-// Bytes of device workspace fa2_bwd needs: the fp32 dQ accumulator [B, H, T_q, D] and the
-// fp32 row sums D_i [B, H, T_q], 4 * B * H * T_q * (D + 1) in all.
+// Bytes of device workspace fa2_bwd needs (fa2_bwd_workspace.h).
 std::size_t fa2_bwd_workspace_bytes(const AttnParams& p);
 
 // Runs the backward on `stream`; `workspace` holds fa2_bwd_workspace_bytes(p.fwd) bytes,

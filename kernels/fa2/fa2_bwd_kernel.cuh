@@ -14,6 +14,11 @@
 // mask_reach(p.fwd), computed by the launcher so that the kernel reads the two bounds from the
 // constant bank instead of recomputing their clamps. A CTA visits only the query blocks with a
 // row that sees one of its keys, so a small window costs O(window) per key block.
+//
+// kPadD: a head dim p.D < kHeadDim runs in kHeadDim's tile (fa2_padded_head_dim, as the
+// forward's padded path): Q, dO, K and V columns past p.D load as zeros, so they add nothing to
+// S, dP, dV or dK, and dK and dV store only the first p.D columns. The fp32 dQ accumulator keeps
+// kHeadDim-wide rows (its padding columns stay zero: K's are), and the post-pass writes p.D.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -65,7 +70,7 @@ __global__ void __launch_bounds__(256)
   zero_accum_row<kHeadDim>(dq_accum + row * kHeadDim, lane);
 }
 
-template <typename Traits, typename T, bool kMasked>
+template <typename Traits, typename T, bool kMasked, bool kPadD = false>
 __global__ void __launch_bounds__(Traits::kThreads, 1)
     fa2_bwd_kernel(const AttnBwdParams p, float* dq_accum, const float* d_sum,
                    const MaskReach reach) {
@@ -145,7 +150,13 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
     const int st = kStages == 2 ? (it & 1) : 0;
     const T* q = static_cast<const T*>(f.q) + b * f.q_batch_stride + h * f.q_head_stride;
     const T* d_o = static_cast<const T*>(p.d_o) + b * f.o_batch_stride + h * f.o_head_stride;
-    if (m0 + kBM <= f.T_q) {
+    if constexpr (kPadD) {
+      const int live_chunks = f.D / 8;
+      load_tile<Traits, kBM, T, true>(sQ0 + st * kBM * kPitch, q, f.q_row_stride, m0, f.T_q, tid,
+                                      live_chunks);
+      load_tile<Traits, kBM, T, true>(sdO0 + st * kBM * kPitch, d_o, f.o_row_stride, m0, f.T_q,
+                                      tid, live_chunks);
+    } else if (m0 + kBM <= f.T_q) {
       load_tile<Traits, kBM, T, false, true>(sQ0 + st * kBM * kPitch, q, f.q_row_stride, m0, f.T_q,
                                              tid);
       load_tile<Traits, kBM, T, false, true>(sdO0 + st * kBM * kPitch, d_o, f.o_row_stride, m0,
@@ -166,8 +177,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
   };
 
   if (iterations > 0) {
-    load_tile<Traits, kBN>(sK, k, f.k_row_stride, n0, f.T_k, tid);
-    load_tile<Traits, kBN>(sV, v, f.v_row_stride, n0, f.T_k, tid);
+    load_tile<Traits, kBN, T, kPadD>(sK, k, f.k_row_stride, n0, f.T_k, tid, f.D / 8);
+    load_tile<Traits, kBN, T, kPadD>(sV, v, f.v_row_stride, n0, f.T_k, tid, f.D / 8);
     cp_async_commit();
     load_query_block(0, h_kv * group, m_first * kBM);
   }
@@ -362,6 +373,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
 #pragma unroll
         for (int j = 0; j < kKVNT; ++j) {
           const int col = col0 + j * 8;
+          if (kPadD && col >= f.D) continue;  // a padding column (p.D is a multiple of 8)
           *reinterpret_cast<std::uint32_t*>(dk + static_cast<std::int64_t>(key) * f.k_row_stride +
                                             col) =
               pack2<T>(acc_dk[mi][j][2 * r] * f.scale, acc_dk[mi][j][2 * r + 1] * f.scale);

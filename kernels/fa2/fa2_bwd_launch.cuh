@@ -17,11 +17,12 @@
 
 namespace fa2b {
 
-// kMasked: causal and / or a sliding window (the bounds come from p.fwd).
-template <typename Traits, typename T, bool kMasked>
+// kMasked: causal and / or a sliding window (the bounds come from p.fwd); kPadD: p.fwd.D below
+// the tile's head dim (fa2_bwd_kernel.cuh).
+template <typename Traits, typename T, bool kMasked, bool kPadD = false>
 cudaError_t launch_fa2_bwd_main(const AttnBwdParams& p, float* dq_accum, const float* d_sum,
                                 cudaStream_t stream) {
-  auto kernel = &fa2::fa2_bwd_kernel<Traits, T, kMasked>;
+  auto kernel = &fa2::fa2_bwd_kernel<Traits, T, kMasked, kPadD>;
   const cudaError_t attr_err =
       opt_in_dynamic_smem(reinterpret_cast<const void*>(kernel), Traits::kSmemBytes);
   if (attr_err != cudaSuccess) return attr_err;
@@ -35,6 +36,7 @@ cudaError_t launch_fa2_bwd_main(const AttnBwdParams& p, float* dq_accum, const f
 template <typename T, int kHeadDim>
 cudaError_t run_fa2_bwd(const AttnBwdParams& p, float* dq_accum, float* d_sum,
                         cudaStream_t stream) {
+  if (p.fwd.D != kHeadDim) return cudaErrorInvalidValue;  // run_fa2_bwd_padded's
   // The tuned tile where it fits the device's shared memory per block, else the compact one
   // (fa2_tile_choice.h); fa2_bwd_supported() refuses a case neither fits before it gets here.
   const std::optional<Fa2BwdTile> tile = choose_bwd_tile(kHeadDim, fa2_smem_limit());
@@ -43,6 +45,26 @@ cudaError_t run_fa2_bwd(const AttnBwdParams& p, float* dq_accum, float* d_sum,
     using Traits = decltype(traits);
     return attn_masked(p.fwd) ? launch_fa2_bwd_main<Traits, T, true>(p, dq_accum, d_sum, stream)
                               : launch_fa2_bwd_main<Traits, T, false>(p, dq_accum, d_sum, stream);
+  };
+  return run_bwd_passes<T, kHeadDim>(p, dq_accum, d_sum, stream, [&] {
+    return *tile == Fa2BwdTile::kTuned ? launch(Fa2BwdTraits<kHeadDim>{})
+                                       : launch(Fa2BwdCompactTraits<kHeadDim>{});
+  });
+}
+
+// A head dim padded into this tile (p.fwd.D < kHeadDim, fa2_padded_head_dim): the tile the
+// listed head dim takes on this device, its loads zero-filling the padding columns.
+template <typename T, int kHeadDim>
+cudaError_t run_fa2_bwd_padded(const AttnBwdParams& p, float* dq_accum, float* d_sum,
+                               cudaStream_t stream) {
+  if (p.fwd.D >= kHeadDim) return cudaErrorInvalidValue;
+  const std::optional<Fa2BwdTile> tile = choose_bwd_tile(kHeadDim, fa2_smem_limit());
+  if (!tile) return cudaErrorInvalidConfiguration;
+  auto launch = [&](auto traits) {
+    using Traits = decltype(traits);
+    return attn_masked(p.fwd)
+               ? launch_fa2_bwd_main<Traits, T, true, true>(p, dq_accum, d_sum, stream)
+               : launch_fa2_bwd_main<Traits, T, false, true>(p, dq_accum, d_sum, stream);
   };
   return run_bwd_passes<T, kHeadDim>(p, dq_accum, d_sum, stream, [&] {
     return *tile == Fa2BwdTile::kTuned ? launch(Fa2BwdTraits<kHeadDim>{})

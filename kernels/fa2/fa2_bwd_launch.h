@@ -12,4 +12,10 @@ namespace fa2b {
 template <typename T, int kHeadDim>
 cudaError_t run_fa2_bwd(const AttnBwdParams& p, float* dq_accum, float* d_sum, cudaStream_t stream);
 
+// The backward of a head dim p.fwd.D < kHeadDim padded into kHeadDim's tile
+// (fa2_padded_head_dim); dq_accum rows are kHeadDim wide.
+template <typename T, int kHeadDim>
+cudaError_t run_fa2_bwd_padded(const AttnBwdParams& p, float* dq_accum, float* d_sum,
+                               cudaStream_t stream);
+
 }  // namespace fa2b

@@ -21,7 +21,7 @@ cudaError_t run_bwd_passes(const AttnBwdParams& p, float* dq_accum, float* d_sum
   if (err != cudaSuccess) return err;
   err = launch_main();
   if (err != cudaSuccess) return err;
-  const long long chunks = rows * (kHeadDim / 8);
+  const long long chunks = rows * dq_row_chunks<kHeadDim>(p);
   bwd_convert_dq<T, kHeadDim>
       <<<static_cast<unsigned>((chunks + 255) / 256), 256, 0, stream>>>(p, dq_accum);
   return cudaGetLastError();

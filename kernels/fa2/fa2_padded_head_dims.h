@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Head dims the fa2 forward serves without a tile of their own: every multiple of 8 up to 256
+// Head dims fa2 serves without a tile of their own: every multiple of 8 up to 256
 // (flash-attention's rule) runs in the next listed tile of Fa2HeadDims (common/head_dims.h), its
-// columns past D zero-filled on load and never stored (kPadD in fa2_fwd_kernel.cuh). The
-// backward has no such path: it keeps to the listed head dims.
+// columns past D zero-filled on load and never stored (kPadD in fa2_fwd_kernel.cuh and
+// fa2_bwd_kernel.cuh), forward and backward alike.
 #pragma once
 
 #include <cstdint>
@@ -53,15 +53,25 @@ constexpr bool fa2_fwd_head_dim_supported(int d) {
 }
 
 // Empty when the padded forward of head dim D (not listed) fits `smem_limit` bytes per block
-// (it runs the next tile's small-grid table entry); otherwise why not, naming the sizes.
-inline std::string fa2_padded_smem_unsupported_reason(int D, bool masked, std::int64_t smem_limit) {
+// (it runs the next tile's small-grid table entry) and, with `backward`, a backward tile of the
+// next listed head dim does too; otherwise why not, naming the sizes.
+inline std::string fa2_padded_smem_unsupported_reason(int D, bool masked, bool backward,
+                                                      std::int64_t smem_limit) {
   const int tile_d = fa2_padded_head_dim(D);
   if (smem_limit <= 0 || tile_d == 0 || tile_d == D) return {};
+  const std::string padded = " at D=" + std::to_string(D) +
+                             " (padded into D=" + std::to_string(tile_d) + "'s tile) needs ";
   const std::int64_t need = fa2_fwd_tile_smem(tile_d, masked, Fa2FwdTile::kSmallGrid);
-  if (need <= smem_limit) return {};
-  return "fa2 forward at D=" + std::to_string(D) + " (padded into D=" + std::to_string(tile_d) +
-         "'s tile) needs " + fa2_kib_text(need) + " of shared memory per block; this device " +
-         "allows " + fa2_kib_text(smem_limit);
+  if (need > smem_limit) {
+    return "fa2 forward" + padded + fa2_kib_text(need) +
+           " of shared memory per block; this device allows " + fa2_kib_text(smem_limit);
+  }
+  if (backward && !choose_bwd_tile(tile_d, smem_limit)) {
+    return "fa2 backward" + padded + fa2_kib_text(fa2_bwd_tile_smem(tile_d, Fa2BwdTile::kCompact)) +
+           " of shared memory per block (its compact tile); this device allows " +
+           fa2_kib_text(smem_limit);
+  }
+  return {};
 }
 
 }  // namespace fa2b

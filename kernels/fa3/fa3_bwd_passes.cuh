@@ -60,7 +60,8 @@ cudaError_t run_fa3_bwd_passes(const AttnBwdParams& p, float* dq_accum, float* l
   if (err != cudaSuccess) return err;
   err = launch_main();
   if (err != cudaSuccess) return err;
-  const long long chunks = static_cast<long long>(p.fwd.B) * p.fwd.H * p.fwd.T_q * (kHeadDim / 8);
+  const long long chunks =
+      static_cast<long long>(p.fwd.B) * p.fwd.H * p.fwd.T_q * dq_row_chunks<kHeadDim>(p);
   bwd_convert_dq<T, kHeadDim>
       <<<static_cast<unsigned>((chunks + 255) / 256), 256, 0, stream>>>(p, dq_accum);
   return cudaGetLastError();

@@ -13,7 +13,10 @@ namespace {
 constexpr int kManySms = 1 << 20;
 
 std::int64_t fa2_workspace(const Case& c, int sms, std::int64_t smem_optin) {
-  const AttnParams p = shape_params(c);
+  // At the head dim its kernels run (a D that is not a multiple of 8 runs padded).
+  Case kernel_case = c;
+  kernel_case.D = head_dim_padded_to_8(c);
+  const AttnParams p = shape_params(kernel_case);
   return fa2_decode_workspace_bytes(p, c.varlen(), fa2_decode_inputs(sms, smem_optin));
 }
 

@@ -34,7 +34,8 @@ std::string memory_cell(const BackendEntry& e) {
   return forward + "; backward workspace: " + e.backward_workspace_note;
 }
 
-// The inputs beyond a dense batch it runs (forward): variable-length packings, a paged cache.
+// The inputs beyond a dense batch it runs (forward): variable-length packings, a paged cache,
+// head dims of V apart from Q's, head dims that are not a multiple of 8.
 std::string inputs_cell(const BackendEntry& e) {
   std::string out = "dense";
   for (std::size_t i = 0; i < e.packings.size(); ++i) {
@@ -42,6 +43,7 @@ std::string inputs_cell(const BackendEntry& e) {
   }
   if (e.paged_kv) out += "; paged KV";
   if (e.split_head_dims) out += "; D_v ≠ D";
+  if (e.pads_head_dim) out += "; D not a multiple of 8 (padded)";
   return out;
 }
 

@@ -17,15 +17,18 @@ std::vector<Mode> all_modes() {
 
 // The backward workspaces, per backend (beyond the forward's buffers; kernels/*/..._bwd.h).
 
-// fa2: its float32 dQ accumulator and the row sums, 4*B*H*T_q*(D + 1) (kernels/fa2/fa2_bwd.h).
+// fa2: its float32 dQ accumulator, as wide as the tile that runs D, and the row sums,
+// 4*B*H*T_q*(D_tile + 1) (kernels/fa2/fa2_bwd_workspace.h, which core may not include: its
+// tiles are the multiples of 32, Fa2HeadDims; test_fa2_tile_choice.cpp holds the two equal).
 std::int64_t fa2_backward_workspace(const Case& c) {
-  return 4 * c.B * c.H * c.T_q * (c.D + 1);
+  const std::int64_t tile_d = (head_dim_padded_to_8(c) + 31) / 32 * 32;
+  return 4 * c.B * c.H * c.T_q * (tile_d + 1);
 }
 // fa3: its float32 dQ accumulator, then LSE·log2(e) and the row sums in rows padded to whole
 // 64-query blocks, 4*B*H*(T_q*D + 2*pitch) (kernels/fa3/fa3_bwd.h, fa3_bwd_stat_pitch).
 std::int64_t fa3_backward_workspace(const Case& c) {
   const std::int64_t pitch = (c.T_q + 63) / 64 * 64;
-  return 4 * c.B * c.H * (c.T_q * c.D + 2 * pitch);
+  return 4 * c.B * c.H * (c.T_q * head_dim_padded_to_8(c) + 2 * pitch);
 }
 // The CUDA naive backward keeps dP (float32) and dS (input dtype) beside the forward's S and P,
 // padded as its S and P are (kernels/naive/naive_bwd.h).
@@ -74,8 +77,11 @@ std::deque<BackendEntry> built_in_entries() {
                     "float32, a masked row softmax producing P in the input dtype, then O = PV "
                     "(tensor-core GEMM tiles); its backward materialises dP and dS the same way"));
   e.back().packings = {Packing::padded};  // a key-padding mask in its softmax
+  e.back().pads_head_dim = true;
   e.push_back(entry("fa2", D::cuda, "cpu-flash", S::streams, fa2_backward_workspace,
-                    "fp32 dQ accumulator and row sums, 4*B*H*T_q*(D+1)", all_modes(),
+                    "fp32 dQ accumulator (rows as wide as the tile running D) and row sums, "
+                    "4*B*H*T_q*(D_tile+1)",
+                    all_modes(),
                     "our FlashAttention-2: one CTA per (query tile, batch, head), K/V tiles "
                     "streamed through shared memory with `cp.async`, scores and the online "
                     "softmax state in registers, tensor cores through `mma.sync` m16n8k16 and "
@@ -83,6 +89,7 @@ std::deque<BackendEntry> built_in_entries() {
   e.back().packings = {Packing::padded, Packing::packed};
   // Its decode kernels (split-KV, GQA packing) read pages; every paged forward runs in them.
   e.back().paged_kv = true;
+  e.back().pads_head_dim = true;
   e.push_back(entry("standard", D::cuda, "cpu-naive", S::dense, standard_backward_workspace,
                     "dP (fp32) and dS beside S and P; fp32 dK, dV accumulators when H_kv < H",
                     all_modes(),
@@ -137,6 +144,7 @@ std::deque<BackendEntry> built_in_entries() {
   // batch would need a per-sequence key bound in the kernel it does not have.
   e.back().packings = {Packing::packed};
   e.back().varlen_note = "padded batches run on fa2";
+  e.back().pads_head_dim = true;
   e.push_back(entry("fa3-dev", D::cuda, "", S::streams, fa2_backward_workspace,
                     "none (forward only)", {Mode::fwd},
                     "the fa3 forward with a tile/pipeline variant as the case's `variant`: 0 is "

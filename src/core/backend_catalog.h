@@ -61,6 +61,11 @@ struct BackendEntry {
   // Takes a head dim of V and O other than Q's and K's (Case::D_v, forward and backward);
   // false: the runner records such a case `unsupported` without asking the backend.
   bool split_head_dims = false;
+  // Runs a head dim that is not a multiple of 8 padded to the next multiple of 8: zero-padded
+  // copies of Q, K, V and O (in the training modes dO, dQ, dK and dV too), tracked, filled and
+  // read back inside the timed call (src/backends/cuda/head_dim_padding.h); FLOPs count the
+  // real D. False: such a D is refused (by the backend's own rules).
+  bool pads_head_dim = false;
   // One line for `fa2bench backends` and the README table.
   std::string description;
   // A dev-variant backend: its cases take the parameter `variant` (core/case.h; 0 is the

@@ -105,6 +105,21 @@ std::int64_t grad_io_bytes(const Case& c) {
   return query_pair_elems(c) * e + key_pair_elems(c) * e;
 }
 
+std::int64_t head_dim_padded_to_8(const Case& c) {
+  return (c.D + 7) / 8 * 8;
+}
+
+std::int64_t head_dim_padding_bytes(const Case& c) {
+  const BackendEntry* e = find_backend_entry(c.backend);
+  if (e == nullptr || !e->pads_head_dim || c.D % 8 == 0) return 0;
+  Case padded = c;
+  padded.D = head_dim_padded_to_8(c);
+  padded.D_v = 0;  // equal head dims only (split ones are refused)
+  const std::int64_t e_bytes = dtype_bytes(c.dtype);
+  const std::int64_t forward = (query_pair_elems(padded) + key_pair_elems(padded)) * e_bytes;
+  return runs_backward(c.mode) ? 2 * forward : forward;
+}
+
 std::int64_t min_traffic_bytes(const Case& c) {
   // The backward reads what the forward touched (Q, K, V, O, LSE) plus dO and writes the three
   // gradients: io_bytes + grad_io_bytes.
@@ -172,11 +187,12 @@ std::int64_t flash_state_bytes(const Case& c) {
 // Predicted peak of a case's tracked memory: the inputs and outputs (in the training modes dO
 // and the gradients too), plus for materialising backends S in float32 and P in the input
 // dtype (P is what their forward saves for the backward), plus the forward's fixed workspace
-// of the catalog entry (standard: cuBLAS's), plus the backward's workspace. Every buffer lives
-// for the whole case, so the peak is their sum.
+// of the catalog entry (standard: cuBLAS's), plus the backward's workspace, plus the padded
+// copies of a backend that pads a head dim that is not a multiple of 8. Every buffer lives for
+// the whole case, so the peak is their sum.
 static std::int64_t predicted_peak_bytes(const Case& c) {
-  std::int64_t bytes =
-      io_bytes(c) + grad_io_bytes(c) + backward_workspace_bytes(c) + varlen_arrays_bytes(c);
+  std::int64_t bytes = io_bytes(c) + grad_io_bytes(c) + backward_workspace_bytes(c) +
+                       varlen_arrays_bytes(c) + head_dim_padding_bytes(c);
   if (const BackendEntry* e = find_backend_entry(c.backend)) bytes += e->forward_workspace_bytes;
   if (!materialises_scores(score_storage(c))) return bytes;
   return bytes + matrix_bytes(c, 4) + matrix_bytes(c, dtype_bytes(c.dtype));

@@ -35,6 +35,11 @@ double executed_flops(const Case& c);
 std::int64_t io_bytes(const Case& c);
 // Bytes of the training modes' extra tensors: dO, dQ (like Q) and dK, dV (like K, V); 0 in fwd.
 std::int64_t grad_io_bytes(const Case& c);
+// The head dim a backend that pads (catalog pads_head_dim) runs D at: the next multiple of 8.
+std::int64_t head_dim_padded_to_8(const Case& c);
+// Bytes of the zero-padded copies such a backend makes of Q, K, V, O (and in the training modes
+// dO, dQ, dK, dV) when c.D is not a multiple of 8; 0 otherwise and for other backends.
+std::int64_t head_dim_padding_bytes(const Case& c);
 // Fewest bytes the case's mode must move through memory. Forward: Q, K, V read once, O and LSE
 // written once. Backward: Q, K, V, O, dO, LSE read once, dQ, dK, dV written once. fwd_bwd: both.
 std::int64_t min_traffic_bytes(const Case& c);

@@ -14,8 +14,9 @@ awk -v b="$begin" -v e="$end" '$0 == e {inside = 0} inside {print} $0 == b {insi
 diff -u "$TMP/readme.md" "$TMP/generated.md" ||
   fail "README.md's backends table differs from 'fa2bench backends --format md' (diff above)"
 # The inputs column says what the catalog lets through the runner (core/backend_catalog.cpp).
-for row in '`fa2` | cuda | cpu-flash | fwd, bwd, fwd_bwd | dense; varlen padded, packed; paged KV |' \
-  '`fa3` | cuda | cpu-flash | fwd, bwd, fwd_bwd | dense; varlen packed |' \
+for row in \
+  '`fa2` | cuda | cpu-flash | fwd, bwd, fwd_bwd | dense; varlen padded, packed; paged KV; D not a multiple of 8 (padded) |' \
+  '`fa3` | cuda | cpu-flash | fwd, bwd, fwd_bwd | dense; varlen packed; D not a multiple of 8 (padded) |' \
   '`cudnn` | cuda | unsupported | fwd, bwd, fwd_bwd | dense; varlen padded, packed |' \
   '`standard` | cuda | cpu-naive | fwd, bwd, fwd_bwd | dense; varlen padded |'; do
   grep -qF -- "$row" "$TMP/generated.md" || fail "backends table lacks: $row"

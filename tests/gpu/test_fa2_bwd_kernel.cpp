@@ -2,17 +2,19 @@
 // FA2 backward kernel against a float64 reference (bwd_reference.h): every (dtype, D) at T =
 // 1, 17, 1000 causal and not, and under sliding windows; T = 4097; T_q != T_k both ways
 // (bottom-right causal, rows that see no key); bshd; grouped-query heads (dK, dV summed over a
-// group). O and LSE come from our
+// group); head dims padded into the next tile. O and LSE come from our
 // forward; dQ, dK, dV and the workspace are poisoned with NaN bytes first. Every test skips
 // when no CUDA device is present.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "bwd_reference.h"
 #include "fa2/fa2_bwd.h"
 #include "fa2/fa2_fwd.h"
+#include "fa2/fa2_padded_head_dims.h"
 #include "gpu_available.h"
 
 namespace fa2b {
@@ -91,15 +93,54 @@ TEST_F(Fa2Bwd, SupportRules) {
   EXPECT_FALSE(fa2_bwd_supported(p, &why));
   EXPECT_NE(why.find("fp32"), std::string::npos) << why;
   p.dtype = KernelDType::bf16;
-  p.D = 80;  // the forward runs it padded into D = 96's tile; the backward has no such path
+  p.D = 80;  // padded into D = 96's tile, as the forward runs it
+  EXPECT_TRUE(fa2_bwd_supported(p, &why)) << why;
+  p.D = 84;  // not a multiple of 8: no tile takes its 16-byte rows
   EXPECT_FALSE(fa2_bwd_supported(p, &why));
-  EXPECT_NE(why.find("runs the forward alone (padded into D=96's tile)"), std::string::npos) << why;
   p.D = 128;
   p.H = p.H_kv = 70000;
   EXPECT_FALSE(fa2_bwd_supported(p, &why));
   EXPECT_NE(why.find("H_kv"), std::string::npos) << why;
   p.B = 3, p.H = 4, p.H_kv = 2, p.T_q = 5, p.D = 64;
   EXPECT_EQ(fa2_bwd_workspace_bytes(p), 4u * 3 * 4 * 5 * 65);
+  p.D = 40;  // the accumulator rows are as wide as D = 64's tile
+  EXPECT_EQ(fa2_bwd_workspace_bytes(p), 4u * 3 * 4 * 5 * 65);
+}
+
+// Head dims that are multiples of 8 without a tile of their own run padded into the next
+// listed backward tile (fa2_padded_head_dim), as the forward does: one or more per tile, the
+// narrow forward tiles' dims (72, 80, 104, 112) among them, both dtypes and masks, odd lengths,
+// T_q != T_k, GQA and bshd, sliding windows at two of them. A padding column that leaked into S,
+// dP, dK or dV, a dK/dV/dQ store past column D (into the next row), or a row sum D_i read past
+// column D would show in the comparison.
+TEST_F(Fa2Bwd, PaddedHeadDims) {
+  int n = 0;
+  for (int D : {8, 40, 56, 72, 80, 104, 112, 136, 200, 248}) {
+    ASSERT_NE(fa2_padded_head_dim(D), D) << D;
+    for (DType dt : {DType::fp16, DType::bf16}) {
+      for (bool causal : {false, true}) {
+        for (auto [tq, tk] : {std::pair<int, int>{1, 1}, {17, 17}, {17, 1000}, {1000, 17}}) {
+          if (std::max(tq, tk) > bwd_test::max_test_length()) continue;
+          Shape s;
+          s.dtype = dt, s.D = D, s.causal = causal, s.T_q = tq, s.T_k = tk;
+          s.B = 2, s.H = 4;
+          s.H_kv = n % 3 == 0 ? 2 : 4;
+          if (n % 4 == 1) s.layout = Layout::bshd;
+          ++n;
+          run_and_check(s);
+        }
+      }
+    }
+  }
+  for (int D : {40, 200}) {
+    bwd_test::window_sweep(DType::bf16, D, run_and_check);
+  }
+  if (1000 > bwd_test::max_test_length()) return;
+  for (int D : {80, 112}) {  // long causal cases: many query blocks per key block
+    Shape s;
+    s.D = D, s.causal = true, s.T_q = s.T_k = 1000;
+    run_and_check(s);
+  }
 }
 
 }  // namespace

@@ -9,6 +9,9 @@
 #include <string>
 
 #include "common/head_dims.h"
+#include "core/backend_catalog.h"
+#include "core/case.h"
+#include "fa2/fa2_bwd_workspace.h"
 #include "fa2/fa2_grid_class.h"
 #include "fa2/fa2_padded_head_dims.h"
 #include "fa2/fa2_tile_choice.h"
@@ -71,10 +74,33 @@ TEST(Fa2TileChoice, PaddedHeadDimsTakeTheNextTile) {
     EXPECT_LT(tile - D, 32) << D;  // the listed dims are 32 apart
   }
   // The padded forward runs the small-grid tile: its size is what a small device is told.
-  EXPECT_EQ(fa2_padded_smem_unsupported_reason(80, false, kSmemOptinSm86), "");
-  EXPECT_EQ(fa2_padded_smem_unsupported_reason(96, false, 1024), "");  // listed: not padded
-  const std::string why = fa2_padded_smem_unsupported_reason(248, false, 64 * 1024);
-  EXPECT_NE(why.find("D=248 (padded into D=256's tile)"), std::string::npos) << why;
+  EXPECT_EQ(fa2_padded_smem_unsupported_reason(80, false, false, kSmemOptinSm86), "");
+  EXPECT_EQ(fa2_padded_smem_unsupported_reason(96, false, true, 1024), "");  // listed: not padded
+  const std::string why = fa2_padded_smem_unsupported_reason(248, false, false, 64 * 1024);
+  EXPECT_NE(why.find("fa2 forward at D=248 (padded into D=256's tile)"), std::string::npos) << why;
+}
+
+TEST(Fa2TileChoice, PaddedBackwardNeedsItsTilesBackwardTile) {
+  // The backward of a padded head dim runs the next listed head dim's backward tile: where the
+  // forward fits a device and that tile does not, the training modes are refused, naming it.
+  int refused = 0;
+  for (int D = 8; D <= 256; D += 8) {
+    const int tile = fa2_padded_head_dim(D);
+    if (tile == D) continue;
+    const bool fwd_fits = fa2_fwd_tile_smem(tile, false, Fa2FwdTile::kSmallGrid) <= kSmemOptinSm86;
+    const bool bwd_fits = choose_bwd_tile(tile, kSmemOptinSm86).has_value();
+    const std::string why = fa2_padded_smem_unsupported_reason(D, false, true, kSmemOptinSm86);
+    EXPECT_EQ(why.empty(), fwd_fits && bwd_fits) << D << ": " << why;
+    if (fwd_fits && !bwd_fits) {
+      ++refused;
+      EXPECT_NE(why.find("fa2 backward at D=" + std::to_string(D)), std::string::npos) << why;
+      EXPECT_EQ(fa2_padded_smem_unsupported_reason(D, false, false, kSmemOptinSm86), "") << D;
+    }
+  }
+  EXPECT_GT(refused, 0);               // the large head dims on a 99 KiB device
+  for (int D = 8; D <= 256; D += 8) {  // an H100 runs every one
+    EXPECT_EQ(fa2_padded_smem_unsupported_reason(D, true, true, kSmemOptinSm90), "") << D;
+  }
 }
 
 TEST(Fa2TileChoice, NarrowTilesServeTheTwoHeadDimsBelowThem) {
@@ -176,6 +202,23 @@ TEST(Fa2TileChoice, NothingChosenExceedsTheLimit) {
         EXPECT_GT(fa2_bwd_tile_smem(D, Fa2BwdTile::kCompact), limit) << D;
       }
     }
+  }
+}
+
+// The plan's prediction of fa2's backward workspace (core/backend_catalog.cpp, which may not
+// include the kernels' headers) is the kernels' own formula, at every head dim.
+TEST(Fa2TileChoice, PredictedBackwardWorkspaceIsTheKernelsFormula) {
+  const BackendEntry* fa2 = find_backend_entry("fa2");
+  ASSERT_NE(fa2, nullptr);
+  for (int D = 1; D <= 256; ++D) {
+    Case c;
+    c.backend = "fa2";
+    c.mode = Mode::fwd_bwd;
+    c.B = 3, c.H = 5, c.H_kv = 5, c.T_q = 17, c.T_k = 9, c.D = D;
+    const int kernel_d = (D + 7) / 8 * 8;  // a D that is not a multiple of 8 runs padded
+    EXPECT_EQ(fa2->backward_workspace_bytes(c),
+              static_cast<std::int64_t>(fa2_bwd_workspace_bytes(3, 5, 17, kernel_d)))
+        << D;
   }
 }
 

@@ -121,8 +121,9 @@ TEST(ModelPlan, Bf16HalvesWeightsActivationsAndAdamState) {
   EXPECT_EQ(p.optimizer_bytes, 2 * 112512 * 2);
   // Activations: rows in bf16, LN stats and LSE stay float32.
   EXPECT_EQ(p.block_saved_bytes, 1056 + 1056 + (84480 + 50688 + 135168) / 2);
-  // fa2's backend state: fp32 dQ accumulator and row sums, 4*B*H*T*(D+1).
-  EXPECT_EQ(p.attention_backend_bytes, 4 * 2 * 4 * 33 * 17);
+  // fa2's backend state: fp32 dQ accumulator and row sums, 4*B*H*T*(D_tile+1), where D = 16
+  // runs in D = 32's tile.
+  EXPECT_EQ(p.attention_backend_bytes, 4 * 2 * 4 * 33 * 33);
 }
 
 // The CUDA step's own persistent buffers, for a backend that runs on the device only: cuBLASLt's

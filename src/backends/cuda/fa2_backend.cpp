@@ -4,6 +4,7 @@
 
 #include "backends/cuda/cuda_backends.h"
 #include "backends/cuda/device_varlen.h"
+#include "backends/cuda/head_dim_padding.h"
 #include "common/attn_mask.h"
 #include "common/head_dims.h"
 #include "fa2/fa2_bwd.h"
@@ -34,7 +35,7 @@ class Fa2CudaBackend final : public Backend {
     const std::string why =
         fa2_head_dim_supported(D)
             ? fa2_smem_unsupported_reason(D, masked, runs_backward(c.mode), limit)
-            : fa2_padded_smem_unsupported_reason(D, masked, limit);
+            : fa2_padded_smem_unsupported_reason(D, masked, runs_backward(c.mode), limit);
     if (!why.empty()) return Support::no(why);
     // A paged cache runs in the decode kernels, on the small-grid tile alone (no fallback).
     if (c.paged() && limit > 0 &&
@@ -104,8 +105,9 @@ class Fa2CudaBackend final : public Backend {
 
 }  // namespace
 
+// A head dim that is not a multiple of 8 runs padded to the next one (head_dim_padding.h).
 std::unique_ptr<Backend> make_fa2_cuda_backend() {
-  return std::make_unique<Fa2CudaBackend>();
+  return with_head_dim_padding(std::make_unique<Fa2CudaBackend>());
 }
 
 }  // namespace fa2b

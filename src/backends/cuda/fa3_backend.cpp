@@ -6,6 +6,7 @@
 
 #include "backends/cuda/cuda_backends.h"
 #include "backends/cuda/device_varlen.h"
+#include "backends/cuda/head_dim_padding.h"
 #include "fa3/fa3_bwd.h"
 #include "fa3/fa3_fwd.h"
 #include "runtime/cuda/cuda_check.h"
@@ -69,8 +70,10 @@ Support fa3_device_rule(const TargetInfo& t) {
                                  t.cc_major, t.cc_minor));
 }
 
+// A head dim that is not a multiple of 8 runs padded to the next one (head_dim_padding.h)
+// where that is one of fa3's (57-63 as 64, 121-127 as 128, 249-255 as 256).
 std::unique_ptr<Backend> make_fa3_cuda_backend() {
-  return std::make_unique<Fa3CudaBackend>();
+  return with_head_dim_padding(std::make_unique<Fa3CudaBackend>());
 }
 
 }  // namespace fa2b

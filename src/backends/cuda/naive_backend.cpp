@@ -3,6 +3,7 @@
 
 #include "backends/cuda/cuda_backends.h"
 #include "backends/cuda/device_varlen.h"
+#include "backends/cuda/head_dim_padding.h"
 #include "naive/naive_attn.h"
 #include "naive/naive_bwd.h"
 #include "runtime/cuda/cuda_check.h"
@@ -60,8 +61,9 @@ class NaiveCudaBackend final : public Backend {
 
 }  // namespace
 
+// A head dim that is not a multiple of 8 runs padded to the next one (head_dim_padding.h).
 std::unique_ptr<Backend> make_naive_cuda_backend() {
-  return std::make_unique<NaiveCudaBackend>();
+  return with_head_dim_padding(std::make_unique<NaiveCudaBackend>());
 }
 
 }  // namespace fa2b
