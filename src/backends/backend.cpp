@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/attention_mask.h"
 
 namespace fa2b {
@@ -25,20 +27,24 @@ Support catalog_mode_support(const Case& c, std::string_view backend) {
 
 Support catalog_varlen_support(const Case& c, std::string_view backend) {
   if (!c.varlen()) return Support::yes();
-  if (runs_backward(c.mode)) {
-    return Support::no(fmt::format(
-        "variable-length batches run forward only: {} has no variable-length backward (mode {})",
-        backend, to_string(c.mode)));
-  }
   const BackendEntry* e = find_backend_entry(backend);
-  if (e && supports_packing(*e, c.packing)) return Support::yes();
-  std::string why =
-      fmt::format("{} does not run {} variable-length batches", backend, to_string(c.packing));
-  if (e && !e->packings.empty()) {  // e.g. naive: padded with a key-padding mask only
-    why += fmt::format(", only {} ones", to_string(e->packings.front()));
+  if (!e || !supports_packing(*e, c.packing)) {
+    std::string why =
+        fmt::format("{} does not run {} variable-length batches", backend, to_string(c.packing));
+    if (e && !e->packings.empty()) {  // e.g. naive: padded with a key-padding mask only
+      why += fmt::format(", only {} ones", to_string(e->packings.front()));
+    }
+    if (e && !e->varlen_note.empty()) why += ": " + e->varlen_note;
+    return Support::no(why);
   }
-  if (e && !e->varlen_note.empty()) why += ": " + e->varlen_note;
-  return Support::no(why);
+  if (!runs_backward(c.mode) || std::find(e->backward_packings.begin(), e->backward_packings.end(),
+                                          c.packing) != e->backward_packings.end()) {
+    return Support::yes();
+  }
+  return Support::no(fmt::format(
+      "{} variable-length batches run forward only on {}: it has no variable-length backward for "
+      "them (mode {})",
+      to_string(c.packing), backend, to_string(c.mode)));
 }
 
 Support catalog_paged_support(const Case& c, std::string_view backend) {

@@ -29,8 +29,10 @@ std::int64_t flash_backward_scratch_floats(int D, int Dv);
 // tiles accumulates dQ, so no two threads write one row and no atomics are needed. P and dS
 // enter the products rounded to the input dtype, as a GPU kernel's tensor-core operands do.
 // Thread t uses the `stride` floats at scratch + t * stride (stride >=
-// flash_backward_scratch_floats(D, Dv)).
-void flash_backward(const AttnBwdParams& p, float* di, float* scratch, std::int64_t stride,
-                    int threads);
+// flash_backward_scratch_floats(D, Dv)). The forward's LSE of row i of (b, h) is
+// lse[(b * H + h) * lse_head_stride + i] (p.fwd.lse with stride T_q for a dense batch; a
+// sequence view's own, cpu_varlen.h).
+void flash_backward(const AttnBwdParams& p, const float* lse, std::int64_t lse_head_stride,
+                    float* di, float* scratch, std::int64_t stride, int threads);
 
 }  // namespace fa2b::cpu

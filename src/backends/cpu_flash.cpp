@@ -18,6 +18,7 @@
 #include "backends/cpu_common.h"
 #include "backends/cpu_varlen.h"
 #include "common/varlen.h"
+#include "core/seq_lengths.h"
 
 namespace fa2b {
 namespace {
@@ -70,8 +71,8 @@ class CpuFlashBackend final : public Backend {
     const bool backward = runs_backward(c.mode);
     TrackedBuffer scratch(tracker, bytes, "cpu-flash tile scratch");
     if (backward) {
-      const auto rows = static_cast<std::size_t>(p.B) * static_cast<std::size_t>(p.H) *
-                        static_cast<std::size_t>(p.T_q);
+      // One per query row the tensors hold (a packed batch's tokens): row_sums_bytes.
+      const auto rows = static_cast<std::size_t>(query_rows(c) * c.H);
       di_ = TrackedBuffer(tracker, rows * sizeof(float), "cpu-flash backward row sums D_i");
     }
     varlen_.prepare(c, tracker);
@@ -100,7 +101,13 @@ class CpuFlashBackend final : public Backend {
         attn_dv(p.fwd) != Dv_) {
       throw std::logic_error("cpu-flash: run_backward() without a training-mode prepare()");
     }
-    cpu::flash_backward(p, di_.as<float>(), scratch_.as<float>(), per_thread_, threads_);
+    // A variable-length batch sequence by sequence, each a dense backward of its own length.
+    cpu::backward_by_sequence(
+        varlen_.apply(p), di_.as<float>(),
+        [&](int, const AttnBwdParams& view, const float* lse, std::int64_t lse_stride, float* di) {
+          cpu::flash_backward(view, lse, lse_stride, di, scratch_.as<float>(), per_thread_,
+                              threads_);
+        });
   }
 
   void release() override {

@@ -54,16 +54,24 @@ Tiles carve(float* s, int D, int Dv) {
   return t;
 }
 
-void load_query_tile(const AttnBwdParams& bp, const float* di, int b, int h, std::int64_t i0,
+// What the passes read beside the tensors: the forward's LSE (row i of (b, h) at
+// lse[(b * H + h) * lse_head_stride + i]) and the row sums D_i ([B, H, T_q] contiguous).
+struct RowStats {
+  const float* lse;
+  std::int64_t lse_head_stride;
+  const float* di;
+};
+
+void load_query_tile(const AttnBwdParams& bp, const RowStats& st, int b, int h, std::int64_t i0,
                      int rows, Tiles& t) {
   const AttnParams& p = bp.fwd;
   const int Dv = attn_dv(p);
-  const std::int64_t row0 = (static_cast<std::int64_t>(b) * p.H + h) * p.T_q + i0;
+  const std::int64_t bh = static_cast<std::int64_t>(b) * p.H + h;
   for (int r = 0; r < rows; ++r) {
     load_row(p.q, q_offset(p, b, h, i0 + r), p.D, p.dtype, t.q + r * p.D);
     load_row(bp.d_o, o_offset(p, b, h, i0 + r), Dv, p.dtype, t.d_o + r * Dv);
-    t.lse[r] = p.lse[row0 + r];
-    t.di[r] = di[row0 + r];
+    t.lse[r] = st.lse[bh * st.lse_head_stride + i0 + r];
+    t.di[r] = st.di[bh * p.T_q + i0 + r];
   }
 }
 
@@ -102,7 +110,8 @@ void tile_grads(const AttnParams& p, std::int64_t i0, int rows, std::int64_t j0,
 
 // dK and dV of keys [j0, j0 + keys) of (b, hk): every query head of the group, every query
 // tile with a row that sees a key of the tile.
-void key_tile(const AttnBwdParams& bp, const float* di, int b, int hk, std::int64_t j0, Tiles& t) {
+void key_tile(const AttnBwdParams& bp, const RowStats& st, int b, int hk, std::int64_t j0,
+              Tiles& t) {
   const AttnParams& p = bp.fwd;
   const int D = p.D;
   const int Dv = attn_dv(p);
@@ -118,7 +127,7 @@ void key_tile(const AttnBwdParams& bp, const float* di, int b, int hk, std::int6
   for (int h = hk * group; h < (hk + 1) * group; ++h) {
     for (std::int64_t i0 = first_row / kBr * kBr; i0 < row_end; i0 += kBr) {
       const int rows = static_cast<int>(std::min<std::int64_t>(kBr, p.T_q - i0));
-      load_query_tile(bp, di, b, h, i0, rows, t);
+      load_query_tile(bp, st, b, h, i0, rows, t);
       tile_grads(p, i0, rows, j0, keys, t);
       for (int r = 0; r < rows; ++r) {
         for (int c = 0; c < keys; ++c) {
@@ -139,12 +148,13 @@ void key_tile(const AttnBwdParams& bp, const float* di, int b, int hk, std::int6
 }
 
 // dQ of query rows [i0, i0 + rows) of (b, h): every key tile a row of the tile sees.
-void query_tile(const AttnBwdParams& bp, const float* di, int b, int h, std::int64_t i0, Tiles& t) {
+void query_tile(const AttnBwdParams& bp, const RowStats& st, int b, int h, std::int64_t i0,
+                Tiles& t) {
   const AttnParams& p = bp.fwd;
   const int D = p.D;
   const int rows = static_cast<int>(std::min<std::int64_t>(kBr, p.T_q - i0));
   const int hk = kv_head(p, h);
-  load_query_tile(bp, di, b, h, i0, rows, t);
+  load_query_tile(bp, st, b, h, i0, rows, t);
   std::fill(t.acc_a, t.acc_a + rows * D, 0.0f);
   const std::int64_t kv_begin = first_visible_key(p, i0) / kBc * kBc;
   const std::int64_t kv_end = last_visible_key(p, i0 + rows - 1) + 1;
@@ -167,17 +177,18 @@ std::int64_t flash_backward_scratch_floats(int D, int Dv) {
   return (tile_floats(D, Dv) + 15) / 16 * 16;
 }
 
-void flash_backward(const AttnBwdParams& bp, float* di, float* scratch, std::int64_t stride,
-                    int threads) {
+void flash_backward(const AttnBwdParams& bp, const float* lse, std::int64_t lse_head_stride,
+                    float* di, float* scratch, std::int64_t stride, int threads) {
   const AttnParams& p = bp.fwd;
   row_sums_do_o(bp, di, threads);
+  const RowStats st{lse, lse_head_stride, di};
   const std::int64_t k_tiles = (p.T_k + kBc - 1) / kBc;
   const std::int64_t kv_heads = static_cast<std::int64_t>(p.B) * p.H_kv;
   parallel_for(threads, k_tiles * kv_heads, [&](int th, std::int64_t item) {
     Tiles t = carve(scratch + th * stride, p.D, attn_dv(p));
     // Early key tiles are seen by the most query rows under causal masking: start them first.
     const std::int64_t bhk = item % kv_heads;
-    key_tile(bp, di, static_cast<int>(bhk / p.H_kv), static_cast<int>(bhk % p.H_kv),
+    key_tile(bp, st, static_cast<int>(bhk / p.H_kv), static_cast<int>(bhk % p.H_kv),
              item / kv_heads * kBc, t);
   });
   const std::int64_t q_tiles = (p.T_q + kBr - 1) / kBr;
@@ -186,7 +197,7 @@ void flash_backward(const AttnBwdParams& bp, float* di, float* scratch, std::int
     Tiles t = carve(scratch + th * stride, p.D, attn_dv(p));
     // Late query tiles see the most keys under causal masking: start them first.
     const std::int64_t bh = item % heads;
-    query_tile(bp, di, static_cast<int>(bh / p.H), static_cast<int>(bh % p.H),
+    query_tile(bp, st, static_cast<int>(bh / p.H), static_cast<int>(bh % p.H),
                (q_tiles - 1 - item / heads) * kBr, t);
   });
 }

@@ -10,8 +10,10 @@
 // Training modes: P is what the forward saves; the backward (cpu_naive_bwd.cpp) reuses S's
 // buffer for dP and dS and adds the float32 row sums D_i, also from the tracker.
 // A variable-length batch runs the three phases sequence by sequence, each a dense attention of
-// its own length (common/varlen.h's view) in the front of S and P, which are sized for the
-// padded batch; a padded batch's padding rows are written as zeros.
+// its own length (common/varlen.h's view) in its own part of S and P (sequence b's H x L_b x L_b
+// matrices after the earlier sequences'; S and P are sized for the padded batch, which holds
+// them all), so its backward finds every sequence's P; a padded batch's padding rows are
+// written as zeros.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -23,6 +25,7 @@
 #include "backends/cpu_common.h"
 #include "backends/cpu_varlen.h"
 #include "common/varlen.h"
+#include "core/seq_lengths.h"
 
 namespace fa2b {
 namespace {
@@ -45,8 +48,8 @@ class CpuNaiveBackend final : public Backend {
     TrackedBuffer s(tracker, count * sizeof(float), "cpu-naive scores S (float32)");
     TrackedBuffer pm(tracker, count * cpu::storage_bytes(p.dtype), "cpu-naive probabilities P");
     if (runs_backward(c.mode)) {
-      const auto rows = static_cast<std::size_t>(p.B) * static_cast<std::size_t>(p.H) *
-                        static_cast<std::size_t>(p.T_q);
+      // One per query row the tensors hold (a packed batch's tokens): row_sums_bytes.
+      const auto rows = static_cast<std::size_t>(query_rows(c) * c.H);
       di_ = TrackedBuffer(tracker, rows * sizeof(float), "cpu-naive backward row sums D_i");
     }
     varlen_.prepare(c, tracker);
@@ -64,7 +67,16 @@ class CpuNaiveBackend final : public Backend {
     if (p_.get() == nullptr || di_.get() == nullptr || count != count_) {
       throw std::logic_error("cpu-naive: run_backward() without a training-mode prepare()");
     }
-    cpu::naive_backward(p, p_.get(), s_.as<float>(), di_.as<float>(), cpu::thread_count());
+    const AttnBwdParams batch = varlen_.apply(p);
+    // Each sequence's P where its forward left it; dP and dS in the same part of S's buffer.
+    cpu::backward_by_sequence(
+        batch, di_.as<float>(),
+        [&](int b, const AttnBwdParams& view, const float*, std::int64_t, float* di) {
+          const std::int64_t off = b < 0 ? 0 : matrix_offset(batch.fwd, b);
+          cpu::naive_backward(
+              view, static_cast<const char*>(p_.get()) + off * cpu::storage_bytes(f.dtype),
+              s_.as<float>() + off, di, cpu::thread_count());
+        });
   }
 
   void release() override {
@@ -87,9 +99,18 @@ class CpuNaiveBackend final : public Backend {
   void softmax(const AttnParams& p, float* lse, std::int64_t lse_head_stride, int threads);
   void compute_output(const AttnParams& p, int threads);
 
+  // Elements before sequence b's H x L_q x L_k block of S and P: the earlier sequences'.
+  static std::int64_t matrix_offset(const AttnParams& p, int b) {
+    std::int64_t off = 0;
+    for (int s = 0; s < b; ++s)
+      off += static_cast<std::int64_t>(p.H) * sequence_length_q(p, s) * sequence_length_k(p, s);
+    return off;
+  }
+
   TrackedBuffer s_, p_, di_;
   cpu::VarlenArrays varlen_;
   std::size_t count_ = 0;
+  std::int64_t offset_ = 0;  // run_dense's block of S and P (matrix_offset), in elements
 };
 
 void CpuNaiveBackend::run(const AttnParams& batch, void*) {
@@ -100,6 +121,7 @@ void CpuNaiveBackend::run(const AttnParams& batch, void*) {
   }
   const int threads = cpu::thread_count();
   const AttnParams p = varlen_.apply(batch);
+  offset_ = 0;
   if (!attn_varlen(p)) {
     run_dense(p, p.lse, p.T_q, threads);
     return;
@@ -107,8 +129,10 @@ void CpuNaiveBackend::run(const AttnParams& batch, void*) {
   for (int b = 0; b < p.B; ++b) {
     if (p.seqused != nullptr) cpu::write_padding_rows(p, b);
     const SequenceView s = sequence_view(p, b);
+    offset_ = matrix_offset(p, b);
     if (s.p.T_q > 0) run_dense(s.p, s.lse, s.lse_head_stride, threads);
   }
+  offset_ = 0;
 }
 
 // Phase 1: one item per (b, h, block of kRows query rows), sweeping all keys.
@@ -116,7 +140,7 @@ void CpuNaiveBackend::compute_scores(const AttnParams& p, int threads) {
   const int D = p.D;
   const std::int64_t blocks = (p.T_q + kRows - 1) / kRows;
   std::vector<std::vector<float>> scratch(static_cast<std::size_t>(threads));
-  float* S = s_.as<float>();
+  float* S = s_.as<float>() + offset_;
   cpu::parallel_for(
       threads, static_cast<std::int64_t>(p.B) * p.H * blocks, [&](int t, std::int64_t item) {
         std::vector<float>& buf = scratch[static_cast<std::size_t>(t)];
@@ -146,7 +170,7 @@ void CpuNaiveBackend::compute_scores(const AttnParams& p, int threads) {
 void CpuNaiveBackend::softmax(const AttnParams& p, float* lse_out, std::int64_t lse_head_stride,
                               int threads) {
   const std::int64_t total_rows = static_cast<std::int64_t>(p.B) * p.H * p.T_q;
-  const float* S = s_.as<float>();
+  const float* S = s_.as<float>() + offset_;
   std::vector<std::vector<float>> scratch(static_cast<std::size_t>(threads));
   cpu::parallel_for(threads, (total_rows + kRows - 1) / kRows, [&](int t, std::int64_t item) {
     std::vector<float>& e = scratch[static_cast<std::size_t>(t)];
@@ -174,7 +198,7 @@ void CpuNaiveBackend::softmax(const AttnParams& p, float* lse_out, std::int64_t 
         for (std::int64_t j = first; j < end; ++j) e[j] *= inv;
         lse = m + std::log(l);
       }  // else: a row that sees no key keeps P = 0 (so O = 0) and LSE = -inf
-      cpu::store_row(p_.get(), row * p.T_k, p.T_k, p.dtype, e.data());
+      cpu::store_row(p_.get(), offset_ + row * p.T_k, p.T_k, p.dtype, e.data());
       if (lse_out != nullptr) lse_out[row / p.T_q * lse_head_stride + row % p.T_q] = lse;
     }
   });
@@ -198,7 +222,7 @@ void CpuNaiveBackend::compute_output(const AttnParams& p, int threads) {
         const int hk = cpu::kv_head(p, h);
         const std::int64_t i0 = item % blocks * kRows;
         const int rows = static_cast<int>(std::min<std::int64_t>(kRows, p.T_q - i0));
-        const std::int64_t p_row0 = (bh * p.T_q + i0) * p.T_k;
+        const std::int64_t p_row0 = offset_ + (bh * p.T_q + i0) * p.T_k;
         for (std::int64_t j0 = 0; j0 < p.T_k; j0 += kKeys) {
           const int keys = static_cast<int>(std::min<std::int64_t>(kKeys, p.T_k - j0));
           for (int c = 0; c < keys; ++c) {

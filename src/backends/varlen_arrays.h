@@ -18,6 +18,12 @@ class VarlenArrays {
  public:
   // `p` with the arrays set (unchanged for a dense case).
   AttnParams apply(const AttnParams& p) const;
+  // The same for a backward's forward params.
+  AttnBwdParams apply(const AttnBwdParams& p) const {
+    AttnBwdParams out = p;
+    out.fwd = apply(p.fwd);
+    return out;
+  }
   void reset() { buffer_.reset(); }
 
  protected:

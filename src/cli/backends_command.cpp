@@ -41,6 +41,9 @@ std::string inputs_cell(const BackendEntry& e) {
   for (std::size_t i = 0; i < e.packings.size(); ++i) {
     out += (i == 0 ? "; varlen " : ", ") + std::string(to_string(e.packings[i]));
   }
+  for (std::size_t i = 0; i < e.backward_packings.size(); ++i) {
+    out += (i == 0 ? "; varlen backward " : ", ") + std::string(to_string(e.backward_packings[i]));
+  }
   if (e.paged_kv) out += "; paged KV";
   if (e.split_head_dims) out += "; D_v ≠ D";
   if (e.pads_head_dim) out += "; D not a multiple of 8 (padded)";

@@ -114,6 +114,7 @@ std::deque<BackendEntry> built_in_entries() {
                     "row sums, 4*B*H*T_q (dP and dS reuse S's buffer)", all_modes(),
                     "standard attention on the host, S and P materialised through the tracker"));
   e.back().packings = {Packing::padded, Packing::packed};
+  e.back().backward_packings = e.back().packings;  // sequence by sequence, each P kept
   e.back().paged_kv = true;
   e.back().split_head_dims = true;
   e.push_back(
@@ -122,6 +123,7 @@ std::deque<BackendEntry> built_in_entries() {
             "extra memory; OpenMP threads (FA2BENCH_CPU_THREADS); fp16/bf16 storage emulated with "
             "round-to-nearest-even"));
   e.back().packings = {Packing::padded, Packing::packed};
+  e.back().backward_packings = e.back().packings;  // sequence by sequence
   e.back().paged_kv = true;
   e.back().split_head_dims = true;
   e.push_back(entry("fa2-dev", D::cuda, "", S::streams, fa2_backward_workspace,

@@ -52,6 +52,10 @@ struct BackendEntry {
   // The packings of a variable-length batch (Case::lengths) it runs, forward only; empty: none,
   // and the runner records such a case `unsupported` without asking the backend.
   std::vector<Packing> packings;
+  // The packings whose backward it runs too (bwd, fwd_bwd); a subset of `packings`. Empty: a
+  // variable-length batch runs forward only, and the runner records a training-mode one
+  // `unsupported` without asking the backend.
+  std::vector<Packing> backward_packings;
   // Why it does not run the other packings, when there is more to say than that (appended to
   // the unsupported reason).
   std::string varlen_note;

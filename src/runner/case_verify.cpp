@@ -154,8 +154,14 @@ void host_verify_gradients(const Case& c, const VerifyTensors& t, const std::vec
                            const std::vector<KeyRowRef>& keys, Platform& platform, Accuracy& a) {
   const GradReference ref = reference_grads(c, rows, keys);
   using Triple = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
-  const auto query_index = [](const RowRef& r) { return Triple{r.b, r.h, r.i}; };
-  const auto key_index = [](const KeyRowRef& k) { return Triple{k.b, k.hk, k.j}; };
+  // A sequence's rows where the case's layout puts them (a packed batch's tokens).
+  const TokenLayout q_tokens = query_layout(c), k_tokens = key_layout(c);
+  const auto query_index = [&q_tokens](const RowRef& r) {
+    return Triple{q_tokens.batch_of(r.b), r.h, q_tokens.row_of(r.b, r.i)};
+  };
+  const auto key_index = [&k_tokens](const KeyRowRef& k) {
+    return Triple{k_tokens.batch_of(k.b), k.hk, k_tokens.row_of(k.b, k.j)};
+  };
   a.of(Grad::dq) =
       compare_values(ref.dq, copy_rows(c, t.dq, t.qd, rows, query_index, platform), nullptr);
   a.of(Grad::dk) =
@@ -205,12 +211,15 @@ RefJob dq_ref_job(const Case& c, const VerifyTensors& t, const std::vector<RowRe
 }
 
 RefJob dkdv_ref_job(const Case& c, const VerifyTensors& t, const std::vector<KeyRowRef>& keys) {
-  if (c.varlen() || c.paged()) {
-    throw std::logic_error("the gradient reference runs dense cases only");
-  }
+  if (c.paged()) throw std::logic_error("the gradient reference reads no paged cache");
   RefJob j = base_job(c, t, RefKind::dkdv);
   const QueryRows describe(c, t);
   const std::int64_t group = c.H / c.H_kv;
+  const TokenLayout k_tokens = key_layout(c);
+  // A variable-length batch's sequence: its own rows (its keys are seen by them alone).
+  const auto rows_of = [&c](std::int64_t b) {
+    return c.varlen() ? c.lengths[static_cast<std::size_t>(b)] : c.T_q;
+  };
   std::map<std::pair<std::int64_t, std::int64_t>, std::pair<std::int64_t, std::int64_t>> segs;
   j.keys.reserve(keys.size());
   for (const KeyRowRef& k : keys) {
@@ -218,13 +227,14 @@ RefJob dkdv_ref_job(const Case& c, const VerifyTensors& t, const std::vector<Key
     if (it == segs.end()) {
       const auto begin = static_cast<std::int64_t>(j.rows.size());
       for (std::int64_t h = k.hk * group; h < (k.hk + 1) * group; ++h)
-        for (std::int64_t i = 0; i < c.T_q; ++i) j.rows.push_back(describe(k.b, h, i));
+        for (std::int64_t i = 0; i < rows_of(k.b); ++i) j.rows.push_back(describe(k.b, h, i));
       it = segs.emplace(std::pair{k.b, k.hk},
                         std::pair{begin, static_cast<std::int64_t>(j.rows.size())})
                .first;
     }
     RefKeyRow key;
-    key.k_off = k.b * t.kd.strides.b + k.hk * t.kd.strides.h + k.j * t.kd.strides.t;
+    key.k_off = k_tokens.batch_of(k.b) * t.kd.strides.b + k.hk * t.kd.strides.h +
+                k_tokens.row_of(k.b, k.j) * t.kd.strides.t;
     key.j = k.j;
     key.seg_begin = it->second.first;
     key.seg_end = it->second.second;
@@ -279,9 +289,10 @@ void verify_gradients(const Case& c, const VerifyTensors& t, const std::vector<R
   if (c.measure.verify == VerifyMode::none) return;  // grads_checked: false
   const std::vector<KeyRowRef> keys = verify_key_rows(c);
   a.key_rows_checked = static_cast<std::int64_t>(keys.size());
-  a.grad_nonfinite = platform.count_nonfinite(t.dq, c.dtype, c.B * c.H * c.T_q * c.D) +
-                     platform.count_nonfinite(t.dk, c.dtype, c.B * c.H_kv * c.T_k * c.D) +
-                     platform.count_nonfinite(t.dv, c.dtype, c.B * c.H_kv * c.T_k * c.Dv());
+  // Every element the tensors hold (a packed batch's tokens, a padded one's B x T rows).
+  a.grad_nonfinite = platform.count_nonfinite(t.dq, c.dtype, query_rows(c) * c.H * c.D) +
+                     platform.count_nonfinite(t.dk, c.dtype, key_rows(c) * c.H_kv * c.D) +
+                     platform.count_nonfinite(t.dv, c.dtype, key_rows(c) * c.H_kv * c.Dv());
   a.grads_checked = true;
   bool device = !host_reference_for(c);
   ErrorAccumulator dq, dk, dv;

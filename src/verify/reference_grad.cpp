@@ -21,14 +21,28 @@ struct HeadKV {
   std::vector<double> k, v;
 };
 
+// Query rows and keys of sequence b: a variable-length batch's own length, else T_q and T_k.
+std::int64_t rows_of(const Case& c, std::int64_t b) {
+  return c.varlen() ? c.lengths[static_cast<std::size_t>(b)] : c.T_q;
+}
+std::int64_t keys_of(const Case& c, std::int64_t b) {
+  return c.varlen() ? c.lengths[static_cast<std::size_t>(b)] : c.T_k;
+}
+
+// K and V of sequence b (its own keys only, in a variable-length batch), as placed by the
+// case's key layout.
 HeadKV load_head(const Case& c, std::int64_t b, std::int64_t hk) {
   HeadKV h;
   const std::int64_t Dv = c.Dv();
-  h.k.resize(static_cast<std::size_t>(c.T_k * c.D));
-  h.v.resize(static_cast<std::size_t>(c.T_k * Dv));
-  for (std::int64_t j = 0; j < c.T_k; ++j) {
-    for (std::int64_t d = 0; d < c.D; ++d) h.k[j * c.D + d] = stored_input(c, kK, b, hk, j, d);
-    for (std::int64_t d = 0; d < Dv; ++d) h.v[j * Dv + d] = stored_input(c, kV, b, hk, j, d);
+  const std::int64_t T_k = keys_of(c, b);
+  const TokenLayout layout = key_layout(c);
+  h.k.resize(static_cast<std::size_t>(T_k * c.D));
+  h.v.resize(static_cast<std::size_t>(T_k * Dv));
+  for (std::int64_t j = 0; j < T_k; ++j) {
+    for (std::int64_t d = 0; d < c.D; ++d)
+      h.k[j * c.D + d] = stored_input(c, layout, kK, b, hk, j, d);
+    for (std::int64_t d = 0; d < Dv; ++d)
+      h.v[j * Dv + d] = stored_input(c, layout, kV, b, hk, j, d);
   }
   return h;
 }
@@ -51,12 +65,13 @@ void row_grad(const Case& c, const HeadKV& kv, std::int64_t b, std::int64_t h, s
   const std::int64_t D = c.D;
   const std::int64_t Dv = c.Dv();  // dO and V; S = Q K^T contracts over D, dP = dO V^T over D_v
   const double scale = 1.0 / std::sqrt(static_cast<double>(D));
-  g.keys = visible_keys(c, i);
+  g.keys = row_visible_keys(c, b, i);  // a sequence's own keys, masked at its own length
   const std::int64_t visible = g.keys.count();
   g.q.resize(static_cast<std::size_t>(D));
   g.d_o.resize(static_cast<std::size_t>(Dv));
-  for (std::int64_t d = 0; d < D; ++d) g.q[d] = stored_input(c, kQ, b, h, i, d);
-  for (std::int64_t d = 0; d < Dv; ++d) g.d_o[d] = stored_input(c, kDO, b, h, i, d);
+  const TokenLayout layout = query_layout(c);
+  for (std::int64_t d = 0; d < D; ++d) g.q[d] = stored_input(c, layout, kQ, b, h, i, d);
+  for (std::int64_t d = 0; d < Dv; ++d) g.d_o[d] = stored_input(c, layout, kDO, b, h, i, d);
   g.p.assign(static_cast<std::size_t>(visible), 0.0);
   g.dp.assign(static_cast<std::size_t>(visible), 0.0);
   g.di = 0;
@@ -135,7 +150,8 @@ void reference_dkdv_head(const Case& c, std::int64_t b, std::int64_t hk,
   const double scale = 1.0 / std::sqrt(static_cast<double>(D));
   const std::int64_t group = c.H / c.H_kv;
   const HeadKV kv = load_head(c, b, hk);
-  const std::int64_t n_rows = group * c.T_q;
+  const std::int64_t T_q = rows_of(c, b);
+  const std::int64_t n_rows = group * T_q;
   const std::int64_t threads = thread_count(n_rows);
   std::vector<std::vector<double>> dk(static_cast<std::size_t>(threads)),
       dv(static_cast<std::size_t>(threads));
@@ -146,7 +162,7 @@ void reference_dkdv_head(const Case& c, std::int64_t b, std::int64_t hk,
       pk.assign(picked.size() * static_cast<std::size_t>(D), 0.0);
       pv.assign(picked.size() * static_cast<std::size_t>(Dv), 0.0);
     }
-    const std::int64_t h = hk * group + item / c.T_q, i = item % c.T_q;
+    const std::int64_t h = hk * group + item / T_q, i = item % T_q;
     RowGrad g;
     row_grad(c, kv, b, h, i, g);
     for (std::size_t s = 0; s < picked.size(); ++s) {
@@ -170,7 +186,52 @@ void reference_dkdv_head(const Case& c, std::int64_t b, std::int64_t hk,
 
 }  // namespace
 
+namespace {
+
+// A variable-length batch's key rows: its real keys only (j < lengths[b]). All of them when they
+// fit; otherwise the first and last key of every non-empty sequence in the first and last KV
+// head, and random keys of those sequences up to max_rows (each sampled (sequence, KV head)
+// costs a float64 forward of its group's rows).
+std::vector<KeyRowRef> sample_varlen_key_rows(const Case& c, int max_rows, std::uint64_t seed) {
+  std::vector<KeyRowRef> keys;
+  std::int64_t total = 0;
+  for (std::int64_t len : c.lengths) total += len * c.H_kv;
+  if (total <= max_rows) {
+    for (std::int64_t b = 0; b < c.B; ++b)
+      for (std::int64_t hk = 0; hk < c.H_kv; ++hk)
+        for (std::int64_t j = 0; j < keys_of(c, b); ++j) keys.push_back({b, hk, j});
+    return keys;
+  }
+  std::vector<std::int64_t> heads = {0};
+  if (c.H_kv > 1) heads.push_back(c.H_kv - 1);
+  std::vector<std::int64_t> seqs;
+  for (std::int64_t b = 0; b < c.B; ++b)
+    if (keys_of(c, b) > 0) seqs.push_back(b);
+  std::uint64_t state = seed ^ 0x27d4eb2f165667c5ull;
+  const std::int64_t per_pair = std::max<std::int64_t>(
+      2,
+      max_rows / std::max<std::int64_t>(1, static_cast<std::int64_t>(seqs.size() * heads.size())));
+  for (std::int64_t b : seqs) {
+    const std::int64_t len = keys_of(c, b);
+    for (std::int64_t hk : heads) {
+      std::vector<std::int64_t> js = {0};
+      if (len > 1) js.push_back(len - 1);
+      while (static_cast<std::int64_t>(js.size()) < std::min(per_pair, len)) {
+        state = splitmix64(state);
+        const auto cand = static_cast<std::int64_t>(state % static_cast<std::uint64_t>(len));
+        if (std::find(js.begin(), js.end(), cand) == js.end()) js.push_back(cand);
+      }
+      std::sort(js.begin(), js.end());
+      for (std::int64_t j : js) keys.push_back({b, hk, j});
+    }
+  }
+  return keys;
+}
+
+}  // namespace
+
 std::vector<KeyRowRef> sample_key_rows(const Case& c, int max_rows, std::uint64_t seed) {
+  if (c.varlen()) return sample_varlen_key_rows(c, max_rows, seed);
   std::vector<KeyRowRef> keys;
   const std::int64_t heads_total = c.B * c.H_kv;
   if (heads_total * c.T_k <= max_rows) {

@@ -15,11 +15,13 @@
 namespace fa2b {
 
 struct KeyRowRef {
-  std::int64_t b, hk, j;  // batch, KV head, key row
+  std::int64_t b, hk, j;  // batch (a variable-length batch's sequence), KV head, key row in it
 };
 
 // All key rows when B*H_kv*T_k <= max_rows; otherwise at most max_rows key rows of at most two
-// KV heads (the first and the last), always with their first and last key.
+// KV heads (the first and the last), always with their first and last key. A variable-length
+// batch samples its real keys only (j < lengths[b]), every non-empty sequence's first and last
+// in the first and last KV head, each sequence masked and normalised as an attention of its own.
 std::vector<KeyRowRef> sample_key_rows(const Case& c, int max_rows, std::uint64_t seed);
 
 struct GradReference {

@@ -2,8 +2,9 @@
 # Variable-length batches on the CPU target (issue 20): configs/cpu_varlen.json runs end to end
 # with every check passing; results carry the lengths, packing and the varlen block in params,
 # ids and CSV; every real row (lengths 0, 1 and 17 among them) is compared, padding rows are
-# not; FLOPs are the useful ones; saved results re-check to the same verdicts; bad lengths exit 2
-# naming the field.
+# not; the backward of both packings checks every real row's dQ and key's dK and dV; FLOPs are
+# the useful ones; saved results re-check to the same verdicts; bad lengths exit 2 naming the
+# field.
 source "$(dirname "$0")/lib.sh"
 expect_exit 0 "$BIN" sweep --config "$SRC/configs/cpu_varlen.json" --target cpu --out "$TMP/run"
 python3 - "$TMP/run/results.json" <<'PY' || fail "results.json content"
@@ -38,8 +39,16 @@ for c in fwd:
     if c["params"]["packing"] == "packed":
         twin = by_id[c["id"][: -len("packed")] + "padded"]
         assert c["memory"]["peak_bytes"] < twin["memory"]["peak_bytes"], c["id"]
+# The backward of both packings: every real query row and key checked (lengths 17, 0, 1, 70:
+# 88 tokens; 4 query heads, 2 KV heads), padding never; gradients finite and close.
 train = [c for c in cases if c["sweep"] == "varlen_training"]
-assert train and all(c["status"] == "unsupported" and "forward only" in c["reason"] for c in train)
+assert len(train) == 16 and all(c["status"] == "ok" for c in train), \
+    [(c["id"], c["reason"]) for c in train if c["status"] != "ok"]
+for c in train:
+    a = c["accuracy"]
+    assert a["grads_checked"] and a["rows_checked"] == 88 * 4 and a["key_rows_checked"] == 88 * 2, a
+    assert a["nonfinite_grad"] == 0 and a["rel_l2_err_dk"] < 2e-2, a
+    assert c["memory"]["peak_bytes"] == c["memory"]["predicted_bytes"] or c["backend"] == "cpu-flash", c["memory"]
 assert "useful" in r["conventions"]["flops"] and "padding_ratio" in r["conventions"]["varlen"]
 assert r["checks"] and all(v["verdict"] == "pass" for v in r["checks"]), \
     [(v["name"], v["detail"]) for v in r["checks"] if v["verdict"] != "pass"]

@@ -324,7 +324,26 @@ TEST(VarlenConfig, BackendsWithoutThePackingAreAskedNothing) {
             "run on fa2");
   c.backend = "standard";
   c.mode = Mode::bwd;
-  EXPECT_NE(catalog_varlen_support(c, c.backend).reason.find("forward only"), std::string::npos);
+  EXPECT_EQ(catalog_varlen_support(c, c.backend).reason,
+            "padded variable-length batches run forward only on standard: it has no "
+            "variable-length backward for them (mode bwd)");
+  // The CPU target's backends run the backward of both packings, sequence by sequence.
+  for (const char* cpu : {"cpu-naive", "cpu-flash"}) {
+    for (Packing packing : {Packing::padded, Packing::packed}) {
+      c.packing = packing;
+      for (Mode m : {Mode::bwd, Mode::fwd_bwd}) {
+        c.mode = m;
+        EXPECT_TRUE(catalog_varlen_support(c, cpu).ok) << cpu << " " << to_string(packing);
+      }
+    }
+  }
+  c.backend = "fa3";  // its forward takes packed batches, its backward none yet
+  c.packing = Packing::packed;
+  EXPECT_NE(catalog_varlen_support(c, c.backend).reason.find("forward only on fa3"),
+            std::string::npos);
+  c.packing = Packing::padded;  // the forward's rule first
+  EXPECT_NE(catalog_varlen_support(c, c.backend).reason.find("does not run padded"),
+            std::string::npos);
   c.lengths.clear();
   EXPECT_TRUE(catalog_varlen_support(c, c.backend).ok);
 }
