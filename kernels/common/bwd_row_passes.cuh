@@ -47,6 +47,18 @@ __device__ __forceinline__ float row_dot_do_o(const AttnBwdParams& p, int b, int
   return sum;
 }
 
+// Row i of sequence b in the tensors of a variable-length batch (a packed sequence starts at
+// cu_seqlens_q[b] of tensors with batch stride 0), -1 past the sequence's length; i itself for a
+// dense batch. The backward's workspaces keep dense [B, H, T_q] rows for every packing.
+__device__ __forceinline__ int varlen_tensor_row(const AttnParams& p, int b, int i) {
+  if (p.cu_seqlens_q != nullptr) {
+    const int start = p.cu_seqlens_q[b];
+    return i < p.cu_seqlens_q[b + 1] - start ? start + i : -1;
+  }
+  if (p.seqused != nullptr) return i < p.seqused[b] ? i : -1;
+  return i;
+}
+
 // Zeroes the kHeadDim fp32 accumulators of one row, the warp's lanes taking 16 bytes each.
 template <int kHeadDim>
 __device__ __forceinline__ void zero_accum_row(float* acc_row, int lane) {
@@ -76,6 +88,13 @@ __global__ void __launch_bounds__(256)
   const std::int64_t bh = row / p.fwd.T_q;
   const int h = static_cast<int>(bh % p.fwd.H);
   const int b = static_cast<int>(bh / p.fwd.H);
+  // A variable-length batch: a packed sequence's rows past its length are not in dQ (the next
+  // sequence's follow), a padded one's are written as zeros (the accumulator's are zero).
+  int q_row = varlen_tensor_row(p.fwd, b, i);
+  if (q_row < 0) {
+    if (p.fwd.cu_seqlens_q != nullptr) return;
+    q_row = i;
+  }
   const float4* src = reinterpret_cast<const float4*>(dq_accum + row * kHeadDim + c * 8);
   const float4 lo = src[0], hi = src[1];
   const float s = p.fwd.scale;
@@ -85,7 +104,7 @@ __global__ void __launch_bounds__(256)
   out.z = pack2<T>(hi.x * s, hi.y * s);
   out.w = pack2<T>(hi.z * s, hi.w * s);
   T* dq = static_cast<T*>(p.d_q) + b * p.fwd.q_batch_stride + h * p.fwd.q_head_stride +
-          static_cast<std::int64_t>(i) * p.fwd.q_row_stride + c * 8;
+          static_cast<std::int64_t>(q_row) * p.fwd.q_row_stride + c * 8;
   *reinterpret_cast<uint4*>(dq) = out;
 }
 

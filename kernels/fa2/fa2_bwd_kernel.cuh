@@ -15,6 +15,14 @@
 // constant bank instead of recomputing their clamps. A CTA visits only the query blocks with a
 // row that sees one of its keys, so a small window costs O(window) per key block.
 //
+// kVarlen: a variable-length batch (AttnParams::cu_seqlens_q / seqused, common/varlen.h), masked
+// instantiations only (the key tail of a sequence is a mask). Each CTA reads its sequence's
+// lengths once and runs a seq_q x seq_k attention over its rows (a packed sequence's start at
+// cu_seqlens[b]); the padding rows of a padded batch neither see keys nor are seen: their dQ,
+// and a padded sequence's dK and dV past its length, are written as zeros. The workspace keeps
+// the dense [B, H, T_q] rows (T_q the longest sequence) for every packing; the LSE is read in
+// its packing's layout ([H, total_q] when packed).
+//
 // kPadD: a head dim p.D < kHeadDim runs in kHeadDim's tile (fa2_padded_head_dim, as the
 // forward's padded path): Q, dO, K and V columns past p.D load as zeros, so they add nothing to
 // S, dP, dV or dK, and dK and dV store only the first p.D columns. The fp32 dQ accumulator keeps
@@ -36,6 +44,7 @@
 #include "common/smem_swizzle.cuh"
 #include "common/tile_io.cuh"
 #include "common/unhoisted_index.cuh"
+#include "common/varlen.h"
 #include "fa2/fa2_bwd_traits.h"
 #include "fa2/fa2_warp_gemm.cuh"
 
@@ -65,12 +74,14 @@ __global__ void __launch_bounds__(256)
   const std::int64_t bh = row / p.fwd.T_q;
   const int h = static_cast<int>(bh % p.fwd.H);
   const int b = static_cast<int>(bh / p.fwd.H);
-  const float sum = row_dot_do_o<T, kHeadDim>(p, b, h, i, lane);
+  // A variable-length batch's rows past its sequence's length: no D_i (they see no key).
+  const int tensor_row = varlen_tensor_row(p.fwd, b, i);
+  const float sum = tensor_row >= 0 ? row_dot_do_o<T, kHeadDim>(p, b, h, tensor_row, lane) : 0.f;
   if (lane == 0) d_sum[row] = sum;
   zero_accum_row<kHeadDim>(dq_accum + row * kHeadDim, lane);
 }
 
-template <typename Traits, typename T, bool kMasked, bool kPadD = false>
+template <typename Traits, typename T, bool kMasked, bool kPadD = false, bool kVarlen = false>
 __global__ void __launch_bounds__(Traits::kThreads, 1)
     fa2_bwd_kernel(const AttnBwdParams p, float* dq_accum, const float* d_sum,
                    const MaskReach reach) {
@@ -105,30 +116,65 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
   const int g = lane >> 2;
   const int t = lane & 3;
 
+  static_assert(!kVarlen || kMasked, "a variable-length batch masks its sequences' key tails");
   const AttnParams& f = p.fwd;
   const int n_block = static_cast<int>(blockIdx.x);
   const int h_kv = static_cast<int>(blockIdx.y);
   const int b = static_cast<int>(blockIdx.z);
   const int group = f.H / f.H_kv;
   const int n0 = n_block * kBN;
+  // The attention's lengths: the sequence's under kVarlen (read once), else T_q and T_k, read
+  // from the params where used (the dense instantiations compile as if varlen did not exist).
+  int seq_q = 0, seq_k = 0;
+  std::int64_t q_row0 = 0, k_row0 = 0;  // a packed sequence's first rows in the tensors
+  if constexpr (kVarlen) {
+    seq_q = sequence_length_q(f, b);
+    seq_k = sequence_length_k(f, b);
+    if (f.cu_seqlens_q != nullptr) {
+      if (n0 >= seq_k) return;  // no key of this sequence: the rows belong to the next one
+      q_row0 = f.cu_seqlens_q[b];
+      k_row0 = f.cu_seqlens_k[b];
+    }
+  }
+  auto t_q = [&] {
+    if constexpr (kVarlen)
+      return seq_q;
+    else
+      return f.T_q;
+  };
+  auto t_k = [&] {
+    if constexpr (kVarlen)
+      return seq_k;
+    else
+      return f.T_k;
+  };
   // Bottom-right alignment: row i sees keys i + diag - reach.left .. i + diag + reach.right.
-  const int diag = mask_diag(f);
+  auto diag_of = [&] {
+    if constexpr (kVarlen)
+      return seq_k - seq_q;
+    else
+      return mask_diag(f);
+  };
+  const int diag = diag_of();
 
-  const T* k = static_cast<const T*>(f.k) + b * f.k_batch_stride + h_kv * f.k_head_stride;
-  const T* v = static_cast<const T*>(f.v) + b * f.v_batch_stride + h_kv * f.v_head_stride;
+  const T* k = static_cast<const T*>(f.k) + b * f.k_batch_stride + h_kv * f.k_head_stride +
+               k_row0 * f.k_row_stride;
+  const T* v = static_cast<const T*>(f.v) + b * f.v_batch_stride + h_kv * f.v_head_stride +
+               k_row0 * f.v_row_stride;
 
   // Query blocks that see a key of this block, the same range for every head of the group:
   // from the one holding the first row that sees key n0 (row n0 - diag - right: the causal
   // diagonal, a window's right edge) to the one holding the last row that sees the block's
   // last key (a window's left edge).
-  const int num_m = (f.T_q + kBM - 1) / kBM;
+  const int num_m = (t_q() + kBM - 1) / kBM;
   int m_first = 0, m_end = num_m;
   if (kMasked) {
     m_first = min(num_m, max(0, n0 - diag - reach.right) / kBM);
-    const int last_row = min(n0 + kBN, f.T_k) - 1 - diag + reach.left;
+    const int last_row = min(n0 + kBN, t_k()) - 1 - diag + reach.left;
     m_end = last_row < 0 ? 0 : min(num_m, last_row / kBM + 1);
   }
-  const int m_count = m_end > m_first ? m_end - m_first : 0;
+  // Under kVarlen a padded sequence's padding keys (n0 >= seq_k) are seen by no row.
+  const int m_count = m_end > m_first && !(kVarlen && n0 >= seq_k) ? m_end - m_first : 0;
   const int iterations = m_count * group;
 
   float acc_dk[kKVMT][kKVNT][4];
@@ -148,28 +194,38 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
   // are zero too, so their P (exp2(0) = 1) meets only zeros in dV, dK and dQ.
   auto load_query_block = [&](int it, int h, int m0) {
     const int st = kStages == 2 ? (it & 1) : 0;
-    const T* q = static_cast<const T*>(f.q) + b * f.q_batch_stride + h * f.q_head_stride;
-    const T* d_o = static_cast<const T*>(p.d_o) + b * f.o_batch_stride + h * f.o_head_stride;
+    const T* q = static_cast<const T*>(f.q) + b * f.q_batch_stride + h * f.q_head_stride +
+                 q_row0 * f.q_row_stride;
+    const T* d_o = static_cast<const T*>(p.d_o) + b * f.o_batch_stride + h * f.o_head_stride +
+                   q_row0 * f.o_row_stride;
     if constexpr (kPadD) {
       const int live_chunks = f.D / 8;
-      load_tile<Traits, kBM, T, true>(sQ0 + st * kBM * kPitch, q, f.q_row_stride, m0, f.T_q, tid,
+      load_tile<Traits, kBM, T, true>(sQ0 + st * kBM * kPitch, q, f.q_row_stride, m0, t_q(), tid,
                                       live_chunks);
-      load_tile<Traits, kBM, T, true>(sdO0 + st * kBM * kPitch, d_o, f.o_row_stride, m0, f.T_q,
-                                      tid, live_chunks);
-    } else if (m0 + kBM <= f.T_q) {
-      load_tile<Traits, kBM, T, false, true>(sQ0 + st * kBM * kPitch, q, f.q_row_stride, m0, f.T_q,
+      load_tile<Traits, kBM, T, true>(sdO0 + st * kBM * kPitch, d_o, f.o_row_stride, m0, t_q(), tid,
+                                      live_chunks);
+    } else if (m0 + kBM <= t_q()) {
+      load_tile<Traits, kBM, T, false, true>(sQ0 + st * kBM * kPitch, q, f.q_row_stride, m0, t_q(),
                                              tid);
       load_tile<Traits, kBM, T, false, true>(sdO0 + st * kBM * kPitch, d_o, f.o_row_stride, m0,
-                                             f.T_q, tid);
+                                             t_q(), tid);
     } else {
-      load_tile<Traits, kBM>(sQ0 + st * kBM * kPitch, q, f.q_row_stride, m0, f.T_q, tid);
-      load_tile<Traits, kBM>(sdO0 + st * kBM * kPitch, d_o, f.o_row_stride, m0, f.T_q, tid);
+      load_tile<Traits, kBM>(sQ0 + st * kBM * kPitch, q, f.q_row_stride, m0, t_q(), tid);
+      load_tile<Traits, kBM>(sdO0 + st * kBM * kPitch, d_o, f.o_row_stride, m0, t_q(), tid);
     }
     if (tid < 2 * kBM) {
       const int r = tid % kBM;
-      const bool in = m0 + r < f.T_q;
+      const bool in = m0 + r < t_q();
+      // D_i (and the dQ accumulator) keep dense [B, H, T_q] rows; so does the LSE but for a
+      // packed batch, whose LSE is [H, total_q].
       const std::int64_t row = (static_cast<std::int64_t>(b) * f.H + h) * f.T_q + (in ? m0 + r : 0);
       const float* src = tid < kBM ? f.lse + row : d_sum + row;
+      if constexpr (kVarlen) {  // a separate statement: the dense kernels compile as before
+        if (tid < kBM && f.cu_seqlens_q != nullptr) {
+          src = f.lse + static_cast<std::int64_t>(h) * f.cu_seqlens_q[f.B] + q_row0 +
+                (in ? m0 + r : 0);
+        }
+      }
       float* dst = (tid < kBM ? sLse0 : sDi0) + st * kBM + r;
       cp_async_4(smem_u32(dst), src, in);
     }
@@ -177,8 +233,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
   };
 
   if (iterations > 0) {
-    load_tile<Traits, kBN, T, kPadD>(sK, k, f.k_row_stride, n0, f.T_k, tid, f.D / 8);
-    load_tile<Traits, kBN, T, kPadD>(sV, v, f.v_row_stride, n0, f.T_k, tid, f.D / 8);
+    load_tile<Traits, kBN, T, kPadD>(sK, k, f.k_row_stride, n0, t_k(), tid, f.D / 8);
+    load_tile<Traits, kBN, T, kPadD>(sV, v, f.v_row_stride, n0, t_k(), tid, f.D / 8);
     cp_async_commit();
     load_query_block(0, h_kv * group, m_first * kBM);
   }
@@ -219,8 +275,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
       // The key block's first column and the diagonal are recomputed here from the block index
       // and the params rather than kept: held across the loop they spill the D = 128 tile.
       const int n0_now = block_index_unhoisted() * kBN;
-      const int diag_now = mask_diag(f);
-      bool need_mask = n0_now + kBN > f.T_k;
+      const int diag_now = diag_of();
+      bool need_mask = n0_now + kBN > t_k();
       if (kMasked) {
         need_mask = need_mask || n0_now + kBN - 1 > m0 + diag_now + reach.right ||
                     n0_now < m0 + kBM - 1 + diag_now - reach.left;
@@ -275,8 +331,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
             for (int e = 0; e < 4; ++e) {
               const int key = key_lane + j * 8 + (e & 1);
               const int row = row_lane + mi * 16 + (e >= 2 ? 8 : 0);
-              if (key >= f.T_k || (kMasked && (key > row + mask_diag(f) + reach.right ||
-                                               key < row + mask_diag(f) - reach.left))) {
+              if (key >= t_k() || (kMasked && (key > row + diag_of() + reach.right ||
+                                               key < row + diag_of() - reach.left))) {
                 s[mi][j][e] = 0.f;
               }
             }
@@ -345,7 +401,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
           const int row = m0 + r0 + mi * 16 + g + 8 * r;
-          if (row < f.T_q) {
+          if (row < t_q()) {
             float* dst = dq + static_cast<std::int64_t>(row) * kD + d0 + 2 * t;
 #pragma unroll
             for (int j = 0; j < kQNT; ++j)
@@ -361,14 +417,24 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
   {
     const int wn = warp % Traits::kKVWarpsN;
     const int wd = warp / Traits::kKVWarpsN;
-    T* dk = static_cast<T*>(p.d_k) + b * f.k_batch_stride + h_kv * f.k_head_stride;
-    T* dv = static_cast<T*>(p.d_v) + b * f.v_batch_stride + h_kv * f.v_head_stride;
+    T* dk = static_cast<T*>(p.d_k) + b * f.k_batch_stride + h_kv * f.k_head_stride +
+            k_row0 * f.k_row_stride;
+    T* dv = static_cast<T*>(p.d_v) + b * f.v_batch_stride + h_kv * f.v_head_stride +
+            k_row0 * f.v_row_stride;
+    // The rows to write: the attention's keys, and a padded sequence's padding keys (zeros:
+    // no row saw them) up to the padded batch's T_k.
+    auto store_end = [&] {
+      if constexpr (kVarlen)
+        return f.cu_seqlens_q != nullptr ? seq_k : f.T_k;
+      else
+        return f.T_k;
+    };
 #pragma unroll
     for (int mi = 0; mi < kKVMT; ++mi) {
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         const int key = n0 + wn * Traits::kKVRows + mi * 16 + g + 8 * r;
-        if (key >= f.T_k) continue;
+        if (key >= store_end()) continue;
         const int col0 = wd * Traits::kKVCols + 2 * t;
 #pragma unroll
         for (int j = 0; j < kKVNT; ++j) {

@@ -8,6 +8,7 @@
 
 #include "common/attn_mask.h"
 #include "common/smem_opt_in.h"
+#include "common/varlen.h"
 #include "fa2/fa2_bwd_kernel.cuh"
 #include "fa2/fa2_bwd_launch.h"
 #include "fa2/fa2_bwd_passes.cuh"
@@ -19,10 +20,10 @@ namespace fa2b {
 
 // kMasked: causal and / or a sliding window (the bounds come from p.fwd); kPadD: p.fwd.D below
 // the tile's head dim (fa2_bwd_kernel.cuh).
-template <typename Traits, typename T, bool kMasked, bool kPadD = false>
+template <typename Traits, typename T, bool kMasked, bool kPadD = false, bool kVarlen = false>
 cudaError_t launch_fa2_bwd_main(const AttnBwdParams& p, float* dq_accum, const float* d_sum,
                                 cudaStream_t stream) {
-  auto kernel = &fa2::fa2_bwd_kernel<Traits, T, kMasked, kPadD>;
+  auto kernel = &fa2::fa2_bwd_kernel<Traits, T, kMasked, kPadD, kVarlen>;
   const cudaError_t attr_err =
       opt_in_dynamic_smem(reinterpret_cast<const void*>(kernel), Traits::kSmemBytes);
   if (attr_err != cudaSuccess) return attr_err;
@@ -43,6 +44,11 @@ cudaError_t run_fa2_bwd(const AttnBwdParams& p, float* dq_accum, float* d_sum,
   if (!tile) return cudaErrorInvalidConfiguration;
   auto launch = [&](auto traits) {
     using Traits = decltype(traits);
+    // A variable-length batch: the masked kernel's varlen instantiation (the grid covers the
+    // longest sequence; fa2_bwd_kernel.cuh).
+    if (attn_varlen(p.fwd)) {
+      return launch_fa2_bwd_main<Traits, T, true, false, true>(p, dq_accum, d_sum, stream);
+    }
     return attn_masked(p.fwd) ? launch_fa2_bwd_main<Traits, T, true>(p, dq_accum, d_sum, stream)
                               : launch_fa2_bwd_main<Traits, T, false>(p, dq_accum, d_sum, stream);
   };
@@ -57,7 +63,7 @@ cudaError_t run_fa2_bwd(const AttnBwdParams& p, float* dq_accum, float* d_sum,
 template <typename T, int kHeadDim>
 cudaError_t run_fa2_bwd_padded(const AttnBwdParams& p, float* dq_accum, float* d_sum,
                                cudaStream_t stream) {
-  if (p.fwd.D >= kHeadDim) return cudaErrorInvalidValue;
+  if (p.fwd.D >= kHeadDim || attn_varlen(p.fwd)) return cudaErrorInvalidValue;
   const std::optional<Fa2BwdTile> tile = choose_bwd_tile(kHeadDim, fa2_smem_limit());
   if (!tile) return cudaErrorInvalidConfiguration;
   auto launch = [&](auto traits) {

@@ -87,6 +87,8 @@ std::deque<BackendEntry> built_in_entries() {
                     "softmax state in registers, tensor cores through `mma.sync` m16n8k16 and "
                     "`ldmatrix`; writes the logsumexp, from which its backward recomputes P"));
   e.back().packings = {Packing::padded, Packing::packed};
+  // Its backward's varlen instantiation: each CTA its sequence's key block (fa2_bwd_kernel.cuh).
+  e.back().backward_packings = e.back().packings;
   // Its decode kernels (split-KV, GQA packing) read pages; every paged forward runs in them.
   e.back().paged_kv = true;
   e.back().pads_head_dim = true;

@@ -15,7 +15,7 @@ diff -u "$TMP/readme.md" "$TMP/generated.md" ||
   fail "README.md's backends table differs from 'fa2bench backends --format md' (diff above)"
 # The inputs column says what the catalog lets through the runner (core/backend_catalog.cpp).
 for row in \
-  '`fa2` | cuda | cpu-flash | fwd, bwd, fwd_bwd | dense; varlen padded, packed; paged KV; D not a multiple of 8 (padded) |' \
+  '`fa2` | cuda | cpu-flash | fwd, bwd, fwd_bwd | dense; varlen padded, packed; varlen backward padded, packed; paged KV; D not a multiple of 8 (padded) |' \
   '`fa3` | cuda | cpu-flash | fwd, bwd, fwd_bwd | dense; varlen packed; D not a multiple of 8 (padded) |' \
   '`cudnn` | cuda | unsupported | fwd, bwd, fwd_bwd | dense; varlen padded, packed |' \
   '`standard` | cuda | cpu-naive | fwd, bwd, fwd_bwd | dense; varlen padded |'; do
