@@ -17,6 +17,7 @@
 #include "gpu_available.h"
 #include "runner/case_runner.h"
 #include "runner/platform.h"
+#include "runner_expect.h"
 
 namespace fa2b {
 namespace {
@@ -45,13 +46,7 @@ Case padded_case(std::int64_t D, Mode mode, Layout layout, bool causal,
 }
 
 TargetInfo sm90() {
-  TargetInfo t;
-  t.cuda = true;
-  t.cc_major = 9;
-  t.cc_minor = 0;
-  t.memory_bytes = std::int64_t{80} << 30;
-  t.smem_per_block_optin = 227 * 1024;
-  return t;
+  return sm90_target(80);
 }
 
 TEST(HeadDimPadding, Fa2TakesEveryHeadDimUpTo256) {
@@ -123,14 +118,8 @@ TEST(HeadDimPadding, Fa2MatchesFloat64ThroughTheRunner) {
       const CaseResult r = run_case(c, *fa2, *platform);
       const std::string id = c.id();
       ASSERT_EQ(r.status, Status::ok) << id << ": " << r.reason;
-      EXPECT_EQ(r.accuracy.nonfinite, 0) << id;
-      EXPECT_LE(r.accuracy.max_abs_err, 3e-2) << id;
-      EXPECT_LE(r.accuracy.rel_l2_err, 1e-2) << id;
-      if (m == Mode::fwd_bwd) {
-        ASSERT_TRUE(r.accuracy.grads_checked) << id;
-        EXPECT_EQ(r.accuracy.grad_nonfinite, 0) << id;
-        for (Grad g : kGrads) EXPECT_LE(r.accuracy.of(g).rel_l2_err, 2e-2) << id << to_string(g);
-      }
+      SCOPED_TRACE(id);
+      expect_matches_reference(r, 3e-2, 1e-2, 2e-2);
       const bool copies = D % 8 != 0;
       EXPECT_EQ(r.backend_info.find("padded to D=") != std::string::npos, copies)
           << id << ": " << r.backend_info;
@@ -147,11 +136,8 @@ TEST(HeadDimPadding, Fa2MatchesFloat64ThroughTheRunner) {
       const std::string id = c.id();
       if (r.status == Status::unsupported && std::string(name) == "fa3") continue;  // not sm_90
       ASSERT_EQ(r.status, Status::ok) << id << ": " << r.reason;
-      EXPECT_LE(r.accuracy.max_abs_err, 3e-2) << id;
-      EXPECT_LE(r.accuracy.rel_l2_err, 1e-2) << id;
-      if (m == Mode::fwd_bwd) {
-        for (Grad g : kGrads) EXPECT_LE(r.accuracy.of(g).rel_l2_err, 2e-2) << id << to_string(g);
-      }
+      SCOPED_TRACE(id);
+      expect_matches_reference(r, 3e-2, 1e-2, 2e-2);
       EXPECT_NE(r.backend_info.find("D=59 padded to D=64"), std::string::npos) << id;
       EXPECT_EQ(r.memory.peak_bytes, r.memory.predicted_bytes) << id << " " << r.backend_info;
       EXPECT_EQ(platform->tracker().current_bytes(), 0) << id;

@@ -11,6 +11,7 @@
 #include "gpu_available.h"
 #include "runner/case_runner.h"
 #include "runner/platform.h"
+#include "runner_expect.h"
 
 namespace fa2b {
 namespace {
@@ -38,13 +39,7 @@ Case window_case(const std::string& backend, SlidingWindow w, bool causal, Mode 
 }
 
 TargetInfo sm90() {
-  TargetInfo t;
-  t.cuda = true;
-  t.cc_major = 9;
-  t.cc_minor = 0;
-  t.memory_bytes = std::int64_t{141} << 30;
-  t.smem_per_block_optin = 227 * 1024;
-  return t;
+  return sm90_target(141);
 }
 
 TEST(WindowSupport, NaiveAndFa2TakeWindowsInEveryMode) {
