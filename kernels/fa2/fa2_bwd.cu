@@ -27,15 +27,7 @@ bool fa2_bwd_supported(const AttnParams& p, std::string* why) {
   // Same dtypes, head dims and layout rules as the forward, whose LSE the backward reads.
   if (!fa2_fwd_supported(p, why)) return false;
   // Every head dim the forward takes: a listed one in its tile, the others (multiples of 8)
-  // padded into the next listed tile, as the forward pads them; a variable-length batch at the
-  // listed ones (one instantiation fewer per padded unit).
-  if (attn_varlen(p) && !fa2_head_dim_supported(p.D)) {
-    return support_fail(why,
-                        "fa2's variable-length backward runs the head dims with tiles of "
-                        "their own (" +
-                            fa2_head_dims_text() + "); D=" + std::to_string(p.D) +
-                            " runs padded, dense batches only");
-  }
+  // padded into the next listed tile, as the forward pads them; varlen batches at all of them.
   if (p.H_kv > 65535 || p.B > 65535) {
     return support_fail(why, "fa2 backward needs B and H_kv <= 65535 (grid y and z)");
   }

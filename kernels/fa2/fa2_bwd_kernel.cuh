@@ -423,18 +423,18 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
             k_row0 * f.v_row_stride;
     // The rows to write: the attention's keys, and a padded sequence's padding keys (zeros:
     // no row saw them) up to the padded batch's T_k.
-    auto store_end = [&] {
-      if constexpr (kVarlen)
-        return f.cu_seqlens_q != nullptr ? seq_k : f.T_k;
-      else
-        return f.T_k;
-    };
+    const int store_end = kVarlen && f.cu_seqlens_q != nullptr ? seq_k : f.T_k;
+    (void)store_end;  // dense kernels test f.T_k itself (their code as before varlen existed)
 #pragma unroll
     for (int mi = 0; mi < kKVMT; ++mi) {
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         const int key = n0 + wn * Traits::kKVRows + mi * 16 + g + 8 * r;
-        if (key >= store_end()) continue;
+        if constexpr (kVarlen) {
+          if (key >= store_end) continue;
+        } else {
+          if (key >= f.T_k) continue;
+        }
         const int col0 = wd * Traits::kKVCols + 2 * t;
 #pragma unroll
         for (int j = 0; j < kKVNT; ++j) {

@@ -34,6 +34,27 @@ cudaError_t launch_fa2_bwd_main(const AttnBwdParams& p, float* dq_accum, const f
   return cudaGetLastError();
 }
 
+// The varlen instantiation (kPadD: a head dim padded into this tile, dense batches too) in the
+// tuned tile where it fits the device and keeps to the registers, else the compact one: at
+// D > 192 the tuned tile's varlen kernel would spill (its sequence lengths and offsets live
+// beside dK and dV, which fill the register file), so it is not compiled there.
+template <typename T, int kHeadDim, bool kPadD>
+cudaError_t run_fa2_bwd_varlen(const AttnBwdParams& p, float* dq_accum, float* d_sum,
+                               cudaStream_t stream) {
+  const std::optional<Fa2BwdTile> tile = choose_bwd_tile(kHeadDim, fa2_smem_limit());
+  if (!tile) return cudaErrorInvalidConfiguration;
+  return run_bwd_passes<T, kHeadDim>(p, dq_accum, d_sum, stream, [&] {
+    if constexpr (kHeadDim <= kFa2BwdVarlenTunedMaxHeadDim) {
+      if (*tile == Fa2BwdTile::kTuned) {
+        return launch_fa2_bwd_main<Fa2BwdTraits<kHeadDim>, T, true, kPadD, true>(p, dq_accum, d_sum,
+                                                                                 stream);
+      }
+    }
+    return launch_fa2_bwd_main<Fa2BwdCompactTraits<kHeadDim>, T, true, kPadD, true>(p, dq_accum,
+                                                                                    d_sum, stream);
+  });
+}
+
 template <typename T, int kHeadDim>
 cudaError_t run_fa2_bwd(const AttnBwdParams& p, float* dq_accum, float* d_sum,
                         cudaStream_t stream) {
@@ -42,13 +63,11 @@ cudaError_t run_fa2_bwd(const AttnBwdParams& p, float* dq_accum, float* d_sum,
   // (fa2_tile_choice.h); fa2_bwd_supported() refuses a case neither fits before it gets here.
   const std::optional<Fa2BwdTile> tile = choose_bwd_tile(kHeadDim, fa2_smem_limit());
   if (!tile) return cudaErrorInvalidConfiguration;
+  // A variable-length batch: the masked kernel's varlen instantiation (the grid covers the
+  // longest sequence; fa2_bwd_kernel.cuh), in the tile fa2_bwd_varlen_tile picks.
+  if (attn_varlen(p.fwd)) return run_fa2_bwd_varlen<T, kHeadDim, false>(p, dq_accum, d_sum, stream);
   auto launch = [&](auto traits) {
     using Traits = decltype(traits);
-    // A variable-length batch: the masked kernel's varlen instantiation (the grid covers the
-    // longest sequence; fa2_bwd_kernel.cuh).
-    if (attn_varlen(p.fwd)) {
-      return launch_fa2_bwd_main<Traits, T, true, false, true>(p, dq_accum, d_sum, stream);
-    }
     return attn_masked(p.fwd) ? launch_fa2_bwd_main<Traits, T, true>(p, dq_accum, d_sum, stream)
                               : launch_fa2_bwd_main<Traits, T, false>(p, dq_accum, d_sum, stream);
   };
@@ -59,23 +78,14 @@ cudaError_t run_fa2_bwd(const AttnBwdParams& p, float* dq_accum, float* d_sum,
 }
 
 // A head dim padded into this tile (p.fwd.D < kHeadDim, fa2_padded_head_dim): the tile the
-// listed head dim takes on this device, its loads zero-filling the padding columns.
+// listed head dim takes on this device, its loads zero-filling the padding columns. One
+// instantiation per tile keeps the build lean: the masked varlen one, which runs a dense batch
+// as a batch of one length (its masks then cut only what the case's mask cuts, and the key tail).
 template <typename T, int kHeadDim>
 cudaError_t run_fa2_bwd_padded(const AttnBwdParams& p, float* dq_accum, float* d_sum,
                                cudaStream_t stream) {
-  if (p.fwd.D >= kHeadDim || attn_varlen(p.fwd)) return cudaErrorInvalidValue;
-  const std::optional<Fa2BwdTile> tile = choose_bwd_tile(kHeadDim, fa2_smem_limit());
-  if (!tile) return cudaErrorInvalidConfiguration;
-  auto launch = [&](auto traits) {
-    using Traits = decltype(traits);
-    return attn_masked(p.fwd)
-               ? launch_fa2_bwd_main<Traits, T, true, true>(p, dq_accum, d_sum, stream)
-               : launch_fa2_bwd_main<Traits, T, false, true>(p, dq_accum, d_sum, stream);
-  };
-  return run_bwd_passes<T, kHeadDim>(p, dq_accum, d_sum, stream, [&] {
-    return *tile == Fa2BwdTile::kTuned ? launch(Fa2BwdTraits<kHeadDim>{})
-                                       : launch(Fa2BwdCompactTraits<kHeadDim>{});
-  });
+  if (p.fwd.D >= kHeadDim) return cudaErrorInvalidValue;
+  return run_fa2_bwd_varlen<T, kHeadDim, true>(p, dq_accum, d_sum, stream);
 }
 
 }  // namespace fa2b

@@ -62,6 +62,11 @@ struct Fa2BwdTraitsBase {
 // dK/dV accumulators of 128 keys no longer fit the register file, so the large head dims keep
 // 64-key blocks, where D = 256 gains 2-5% from flash-attention's 2 x 4 dK/dV and dQ grids.
 template <int kHeadDim> struct Fa2BwdTraits;
+// clang-format on
+// The largest head dim whose tuned tile also runs the varlen (and padded-head-dim) backward:
+// above it that instantiation spills (ptxas, sm_90), so those cases take the compact tile.
+constexpr int kFa2BwdVarlenTunedMaxHeadDim = 192;
+// clang-format off
 //                                                       D    Bm  Bn  warps SdP_M KV_N Q_M
 template <> struct Fa2BwdTraits<32>  : Fa2BwdTraitsBase<32,  64, 128, 8,    2,    4,   4> {};
 template <> struct Fa2BwdTraits<64>  : Fa2BwdTraitsBase<64,  128, 128, 8,   2,    4,   4> {};

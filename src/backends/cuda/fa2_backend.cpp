@@ -37,13 +37,6 @@ class Fa2CudaBackend final : public Backend {
             ? fa2_smem_unsupported_reason(D, masked, runs_backward(c.mode), limit)
             : fa2_padded_smem_unsupported_reason(D, masked, runs_backward(c.mode), limit);
     if (!why.empty()) return Support::no(why);
-    // Its variable-length backward is instantiated for the listed head dims (fa2_bwd.cu).
-    if (c.varlen() && runs_backward(c.mode) && !fa2_head_dim_supported(D)) {
-      return Support::no(
-          "fa2's variable-length backward runs the head dims with tiles of their "
-          "own (" +
-          fa2_head_dims_text() + "); D=" + std::to_string(D) + " runs padded, dense batches only");
-    }
     // A paged cache runs in the decode kernels, on the small-grid tile alone (no fallback).
     if (c.paged() && limit > 0 &&
         choose_fwd_tile(D, masked, true, limit) != Fa2FwdTile::kSmallGrid) {
