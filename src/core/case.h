@@ -63,9 +63,9 @@ std::string_view to_string(Packing);
 std::optional<Packing> parse_packing(std::string_view);
 std::string_view to_string(KvLayout);
 std::optional<KvLayout> parse_kv_layout(std::string_view);
-// Page sizes a paged case takes: powers of two from kMinPageSize to kMaxPageSize tokens;
-// kDefaultPageSize when a paged case names none.
-inline constexpr std::int64_t kMinPageSize = 16, kMaxPageSize = 256, kDefaultPageSize = 64;
+// Page sizes a paged case takes: powers of two from kMinPageSize to kMaxPageSize tokens (1, as
+// FlashInfer allows, up to 256); kDefaultPageSize when a paged case names none.
+inline constexpr std::int64_t kMinPageSize = 1, kMaxPageSize = 256, kDefaultPageSize = 64;
 int dtype_bytes(DType);
 
 // Raw samples a case can keep in results (the first ones, in the order taken): enough for a

@@ -14,11 +14,11 @@ r = json.load(open(sys.argv[1]))
 cases = r["cases"]
 paged = [c for c in cases if c["sweep"] == "paged"]
 plain = {c["id"]: c for c in cases if c["sweep"] == "contiguous"}
-assert len(paged) == 16 and len(plain) == 8, (len(paged), len(plain))
+assert len(paged) == 24 and len(plain) == 8, (len(paged), len(plain))
 for c in paged:
     p = c["params"]
     assert c["status"] == "ok", (c["id"], c["reason"])
-    assert p["kv_layout"] == "paged" and p["page_size"] in (16, 256), p
+    assert p["kv_layout"] == "paged" and p["page_size"] in (1, 16, 256), p
     assert c["id"].endswith("/causal/paged%d" % p["page_size"]), c["id"]
     twin = plain[c["id"].rsplit("/", 1)[0]]
     assert "kv_layout" not in twin["params"], twin["params"]

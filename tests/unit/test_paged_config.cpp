@@ -60,9 +60,11 @@ TEST(PagedConfig, PagedDefaultsTo64AndTagsTheId) {
 TEST(PagedConfig, BadPageSizesExitTwoNamingTheField) {
   EXPECT_TRUE(has_error(with_grid({{"kv_layout", "paged"}, {"page_size", 100}}),
                         "/sweeps/0/grid/page_size: page_size 100 is not a power of two; give a "
-                        "power of two from 16 to 256"));
-  EXPECT_TRUE(has_error(with_grid({{"kv_layout", "paged"}, {"page_size", {16, 8}}}),
-                        "/sweeps/0/grid/page_size/1: page_size 8 is out of range"));
+                        "power of two from 1 to 256"));
+  EXPECT_TRUE(has_error(with_grid({{"kv_layout", "paged"}, {"page_size", {16, 0}}}),
+                        "/sweeps/0/grid/page_size/1: page_size 0 is out of range"));
+  EXPECT_TRUE(has_error(with_grid({{"kv_layout", "paged"}, {"page_size", {1, 12}}}),
+                        "/sweeps/0/grid/page_size/1: page_size 12 is not a power of two"));
   EXPECT_TRUE(has_error(with_grid({{"kv_layout", "paged"}, {"page_size", 512}}),
                         "/sweeps/0/grid/page_size: page_size 512 is out of range"));
   EXPECT_TRUE(has_error(with_grid({{"kv_layout", "paged"}, {"page_size", "64"}}),

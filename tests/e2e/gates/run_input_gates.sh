@@ -21,7 +21,7 @@ declare -A RULES=(
   [input_config_fa2_and_cpu_flash.json]="2|as backend \"fa2\" and as backend \"cpu-flash\"|sweep --target cpu --quiet --out $TMP/dup --config"
   [input_results_median_1e400.json]="2|(at /cases/0/time_ms/median)|check"
   [input_config_page_size_100.json]="2|/sweeps/0/grid/page_size: page_size 100 is not a power of two|validate --config"
-  [input_config_page_size_8.json]="2|/sweeps/0/grid/page_size: page_size 8 is out of range|validate --config"
+  [input_config_page_size_512.json]="2|/sweeps/0/grid/page_size: page_size 512 is out of range|validate --config"
   [input_config_paged_lengths.json]="2|/sweeps/0/grid/kv_layout: kv_layout \"paged\" with lengths (given at /sweeps/0/grid/lengths)|validate --config"
 )
 for f in "$HERE"/input_*; do
