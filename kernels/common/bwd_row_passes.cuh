@@ -25,13 +25,19 @@ __device__ __forceinline__ void unpack8(const uint4& raw, float (&out)[8]) {
   for (int i = 0; i < 8; ++i) out[i] = static_cast<float>(h[i]);
 }
 
+// The 16-byte chunks of a row of O, dO or dQ: p.fwd.D / 8, fewer than kHeadDim / 8 when a head
+// dim runs padded into a wider tile (fa2_padded_head_dim), whose dQ accumulator rows stay
+// kHeadDim wide. D_i reads, and bwd_convert_dq writes, these chunks only.
+template <int kHeadDim>
+__host__ __device__ __forceinline__ int dq_row_chunks(const AttnBwdParams& p) {
+  return (p.fwd.D < kHeadDim ? p.fwd.D : kHeadDim) / 8;
+}
+
 // sum_d dO[i, d] * O[i, d] of query row i of (b, h), summed over the warp (every lane gets it).
-// The row holds p.fwd.D <= kHeadDim values (fewer when a head dim runs padded into a wider tile,
-// fa2_padded_head_dim): only its own 16-byte chunks are read.
 template <typename T, int kHeadDim>
 __device__ __forceinline__ float row_dot_do_o(const AttnBwdParams& p, int b, int h, int i,
                                               int lane) {
-  const int chunks = min(kHeadDim, p.fwd.D) / 8;
+  const int chunks = dq_row_chunks<kHeadDim>(p);
   const std::int64_t off =
       b * p.fwd.o_batch_stride + h * p.fwd.o_head_stride + i * p.fwd.o_row_stride;
   float sum = 0.f;
@@ -64,13 +70,6 @@ template <int kHeadDim>
 __device__ __forceinline__ void zero_accum_row(float* acc_row, int lane) {
   float4* acc = reinterpret_cast<float4*>(acc_row);
   for (int c = lane; c < kHeadDim / 4; c += 32) acc[c] = make_float4(0.f, 0.f, 0.f, 0.f);
-}
-
-// The 16-byte chunks of a dQ row bwd_convert_dq writes: p.fwd.D / 8 (a padded head dim writes
-// its own columns only; its accumulator rows stay kHeadDim wide).
-template <int kHeadDim>
-__host__ __device__ __forceinline__ int dq_row_chunks(const AttnBwdParams& p) {
-  return (p.fwd.D < kHeadDim ? p.fwd.D : kHeadDim) / 8;
 }
 
 // dQ = scale * accumulator, eight elements per thread, in Q's layout; launch

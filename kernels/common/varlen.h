@@ -76,8 +76,8 @@ FA2B_HD SequenceOffsets sequence_offsets(const AttnParams& p, int b) {
   return off;
 }
 
-FA2B_HD SequenceView sequence_view(const AttnParams& p, int b) {
-  const SequenceOffsets off = sequence_offsets(p, b);
+// Sequence b's view from its offsets (sequence_offsets(p, b)).
+FA2B_HD SequenceView sequence_view_at(const AttnParams& p, int b, const SequenceOffsets& off) {
   SequenceView s;
   s.p = p;
   s.lse = p.lse != nullptr ? p.lse + off.lse_row0 : nullptr;
@@ -94,6 +94,10 @@ FA2B_HD SequenceView sequence_view(const AttnParams& p, int b) {
   return s;
 }
 
+FA2B_HD SequenceView sequence_view(const AttnParams& p, int b) {
+  return sequence_view_at(p, b, sequence_offsets(p, b));
+}
+
 // The backward's view of sequence b: sequence_view's forward tensors, and dO, dQ, dK, dV from
 // the same rows (laid out like O, Q, K and V).
 struct SequenceBwdView {
@@ -104,7 +108,7 @@ struct SequenceBwdView {
 
 FA2B_HD SequenceBwdView sequence_bwd_view(const AttnBwdParams& bp, int b) {
   const SequenceOffsets off = sequence_offsets(bp.fwd, b);
-  const SequenceView s = sequence_view(bp.fwd, b);
+  const SequenceView s = sequence_view_at(bp.fwd, b, off);
   const KernelDType dt = bp.fwd.dtype;
   SequenceBwdView v;
   v.p.fwd = s.p;

@@ -421,17 +421,16 @@ __global__ void __launch_bounds__(Traits::kThreads, 1)
             k_row0 * f.k_row_stride;
     T* dv = static_cast<T*>(p.d_v) + b * f.v_batch_stride + h_kv * f.v_head_stride +
             k_row0 * f.v_row_stride;
-    // The rows to write: the attention's keys, and a padded sequence's padding keys (zeros:
-    // no row saw them) up to the padded batch's T_k.
-    const int store_end = kVarlen && f.cu_seqlens_q != nullptr ? seq_k : f.T_k;
-    (void)store_end;  // dense kernels test f.T_k itself (their code as before varlen existed)
 #pragma unroll
     for (int mi = 0; mi < kKVMT; ++mi) {
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         const int key = n0 + wn * Traits::kKVRows + mi * 16 + g + 8 * r;
+        // Under kVarlen: a packed sequence's keys, a padded one's up to the batch's T_k (its
+        // padding keys as zeros: no row saw them). The dense kernels keep their own test (their
+        // code as before varlen existed).
         if constexpr (kVarlen) {
-          if (key >= store_end) continue;
+          if (key >= (f.cu_seqlens_q != nullptr ? seq_k : f.T_k)) continue;
         } else {
           if (key >= f.T_k) continue;
         }

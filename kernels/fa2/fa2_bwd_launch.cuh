@@ -64,7 +64,7 @@ cudaError_t run_fa2_bwd(const AttnBwdParams& p, float* dq_accum, float* d_sum,
   const std::optional<Fa2BwdTile> tile = choose_bwd_tile(kHeadDim, fa2_smem_limit());
   if (!tile) return cudaErrorInvalidConfiguration;
   // A variable-length batch: the masked kernel's varlen instantiation (the grid covers the
-  // longest sequence; fa2_bwd_kernel.cuh), in the tile fa2_bwd_varlen_tile picks.
+  // longest sequence; fa2_bwd_kernel.cuh), in the tile run_fa2_bwd_varlen picks.
   if (attn_varlen(p.fwd)) return run_fa2_bwd_varlen<T, kHeadDim, false>(p, dq_accum, d_sum, stream);
   auto launch = [&](auto traits) {
     using Traits = decltype(traits);

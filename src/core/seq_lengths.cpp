@@ -108,6 +108,14 @@ double padding_ratio(const Case& c) {
   return static_cast<double>(c.B * c.T_q) / static_cast<double>(tokens);
 }
 
+std::int64_t sequence_rows_q(const Case& c, std::int64_t b) {
+  return c.varlen() ? c.lengths[static_cast<std::size_t>(b)] : c.T_q;
+}
+
+std::int64_t sequence_rows_k(const Case& c, std::int64_t b) {
+  return c.varlen() ? c.lengths[static_cast<std::size_t>(b)] : c.T_k;
+}
+
 std::vector<std::int64_t> sequence_offsets(const Case& c) {
   std::vector<std::int64_t> out(c.lengths.size() + 1, 0);
   std::partial_sum(c.lengths.begin(), c.lengths.end(), out.begin() + 1);

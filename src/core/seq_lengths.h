@@ -31,6 +31,11 @@ std::int64_t key_rows(const Case& c);
 // the case's packing (1: no padding; a dense case 1).
 double padding_ratio(const Case& c);
 
+// Query rows and keys of sequence b: its length in a variable-length batch (self-attention
+// lengths), else T_q and T_k.
+std::int64_t sequence_rows_q(const Case& c, std::int64_t b);
+std::int64_t sequence_rows_k(const Case& c, std::int64_t b);
+
 // Token offsets of the sequences in a packed batch: B + 1 prefix sums of the lengths
 // (flash-attention's cu_seqlens).
 std::vector<std::int64_t> sequence_offsets(const Case& c);

@@ -216,10 +216,6 @@ RefJob dkdv_ref_job(const Case& c, const VerifyTensors& t, const std::vector<Key
   const QueryRows describe(c, t);
   const std::int64_t group = c.H / c.H_kv;
   const TokenLayout k_tokens = key_layout(c);
-  // A variable-length batch's sequence: its own rows (its keys are seen by them alone).
-  const auto rows_of = [&c](std::int64_t b) {
-    return c.varlen() ? c.lengths[static_cast<std::size_t>(b)] : c.T_q;
-  };
   std::map<std::pair<std::int64_t, std::int64_t>, std::pair<std::int64_t, std::int64_t>> segs;
   j.keys.reserve(keys.size());
   for (const KeyRowRef& k : keys) {
@@ -227,7 +223,9 @@ RefJob dkdv_ref_job(const Case& c, const VerifyTensors& t, const std::vector<Key
     if (it == segs.end()) {
       const auto begin = static_cast<std::int64_t>(j.rows.size());
       for (std::int64_t h = k.hk * group; h < (k.hk + 1) * group; ++h)
-        for (std::int64_t i = 0; i < rows_of(k.b); ++i) j.rows.push_back(describe(k.b, h, i));
+        // A sequence's keys are seen by its own rows alone.
+        for (std::int64_t i = 0; i < sequence_rows_q(c, k.b); ++i)
+          j.rows.push_back(describe(k.b, h, i));
       it = segs.emplace(std::pair{k.b, k.hk},
                         std::pair{begin, static_cast<std::int64_t>(j.rows.size())})
                .first;

@@ -21,20 +21,12 @@ struct HeadKV {
   std::vector<double> k, v;
 };
 
-// Query rows and keys of sequence b: a variable-length batch's own length, else T_q and T_k.
-std::int64_t rows_of(const Case& c, std::int64_t b) {
-  return c.varlen() ? c.lengths[static_cast<std::size_t>(b)] : c.T_q;
-}
-std::int64_t keys_of(const Case& c, std::int64_t b) {
-  return c.varlen() ? c.lengths[static_cast<std::size_t>(b)] : c.T_k;
-}
-
 // K and V of sequence b (its own keys only, in a variable-length batch), as placed by the
 // case's key layout.
 HeadKV load_head(const Case& c, std::int64_t b, std::int64_t hk) {
   HeadKV h;
   const std::int64_t Dv = c.Dv();
-  const std::int64_t T_k = keys_of(c, b);
+  const std::int64_t T_k = sequence_rows_k(c, b);
   const TokenLayout layout = key_layout(c);
   h.k.resize(static_cast<std::size_t>(T_k * c.D));
   h.v.resize(static_cast<std::size_t>(T_k * Dv));
@@ -150,7 +142,7 @@ void reference_dkdv_head(const Case& c, std::int64_t b, std::int64_t hk,
   const double scale = 1.0 / std::sqrt(static_cast<double>(D));
   const std::int64_t group = c.H / c.H_kv;
   const HeadKV kv = load_head(c, b, hk);
-  const std::int64_t T_q = rows_of(c, b);
+  const std::int64_t T_q = sequence_rows_q(c, b);
   const std::int64_t n_rows = group * T_q;
   const std::int64_t threads = thread_count(n_rows);
   std::vector<std::vector<double>> dk(static_cast<std::size_t>(threads)),
@@ -199,20 +191,20 @@ std::vector<KeyRowRef> sample_varlen_key_rows(const Case& c, int max_rows, std::
   if (total <= max_rows) {
     for (std::int64_t b = 0; b < c.B; ++b)
       for (std::int64_t hk = 0; hk < c.H_kv; ++hk)
-        for (std::int64_t j = 0; j < keys_of(c, b); ++j) keys.push_back({b, hk, j});
+        for (std::int64_t j = 0; j < sequence_rows_k(c, b); ++j) keys.push_back({b, hk, j});
     return keys;
   }
   std::vector<std::int64_t> heads = {0};
   if (c.H_kv > 1) heads.push_back(c.H_kv - 1);
   std::vector<std::int64_t> seqs;
   for (std::int64_t b = 0; b < c.B; ++b)
-    if (keys_of(c, b) > 0) seqs.push_back(b);
+    if (sequence_rows_k(c, b) > 0) seqs.push_back(b);
   std::uint64_t state = seed ^ 0x27d4eb2f165667c5ull;
   const std::int64_t per_pair = std::max<std::int64_t>(
       2,
       max_rows / std::max<std::int64_t>(1, static_cast<std::int64_t>(seqs.size() * heads.size())));
   for (std::int64_t b : seqs) {
-    const std::int64_t len = keys_of(c, b);
+    const std::int64_t len = sequence_rows_k(c, b);
     for (std::int64_t hk : heads) {
       std::vector<std::int64_t> js = {0};
       if (len > 1) js.push_back(len - 1);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/seq_lengths.h"
+#include "core/shape_algebra.h"
 #include "runtime/cuda/cuda_check.h"
 
 namespace fa2b {
@@ -28,8 +29,8 @@ class HeadDimPaddingBackend final : public Backend {
 
   Support supports(const Case& c, const TargetInfo& t) const override {
     if (c.D % 8 == 0) return inner_->supports(c, t);
-    const std::string padded =
-        fmt::format("D={} runs padded to D={} (rows copied in and out)", c.D, padded_head_dim(c.D));
+    const std::string padded = fmt::format("D={} runs padded to D={} (rows copied in and out)", c.D,
+                                           head_dim_padded_to_8(c));
     if (c.paged()) {
       return Support::no(fmt::format(
           "paged KV layout at D={}: {} pads a head dim that is not a multiple of 8 by copying "
@@ -49,8 +50,8 @@ class HeadDimPaddingBackend final : public Backend {
     active_ = c.D % 8 != 0;
     if (!active_) return inner_->prepare(c, p, tracker);
     D_ = p.D;
-    D8_ = padded_head_dim(p.D);
-    elem_ = p.dtype == KernelDType::fp32 ? 4 : 2;
+    D8_ = head_dim_padded_to_8(c);
+    elem_ = dtype_bytes(c.dtype);
     // Rows of D elements in each tensor: a packed batch's tokens, else B x T, times the heads.
     const std::int64_t q_rows = query_rows(c) * c.H;
     const std::int64_t k_rows = key_rows(c) * c.H_kv;
@@ -118,11 +119,9 @@ class HeadDimPaddingBackend final : public Backend {
   int variant_count(std::int64_t D) const override { return inner_->variant_count(D); }
 
  private:
-  static int padded_head_dim(std::int64_t D) { return static_cast<int>((D + 7) / 8 * 8); }
-
   static Case padded_case(const Case& c) {
     Case padded = c;
-    padded.D = padded_head_dim(c.D);
+    padded.D = head_dim_padded_to_8(c);
     return padded;
   }
 
@@ -138,7 +137,7 @@ class HeadDimPaddingBackend final : public Backend {
 
   AttnParams padded_params(const AttnParams& p) const {
     AttnParams padded = p;  // the scale stays the real D's
-    padded.D = D8_;
+    padded.D = static_cast<int>(D8_);
     padded.q = q_.buffer.get();
     padded.k = k_.buffer.get();
     padded.v = v_.buffer.get();
